@@ -1,0 +1,70 @@
+import Foundation
+import HTTPTypes
+
+/// The one error type that Courier throws.
+///
+/// Callers match on ``code`` (an open set of values, so that a new code never breaks a
+/// `switch`), and read ``message`` for a sentence that quotes the offending input. Each layer
+/// declares its own codes in an extension of ``CourierError/Code`` beside the code that
+/// throws them. A response error carries the response head and the body bytes received, as
+/// AFNetworking's error user-info does.
+public struct CourierError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a value that can be compared: `error.code == .invalidURL`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, such as `"invalidURL"`.
+        public let name: String
+
+        /// Makes a code; each layer declares its codes as static members.
+        public init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A sentence for people, quoting the input that failed where there is one.
+    public var message: String
+    /// The input that failed (a URL string, a header value, a key path, a file path), if any.
+    public var offendingInput: String?
+    /// The error that caused this one, unchanged (a custom serializer's own error, a POSIX error).
+    public var underlyingError: (any Error & Sendable)?
+    /// The response head, for errors that a response caused.
+    public var response: ResponseHead?
+    /// The response body bytes received before the error, for errors that a response caused.
+    public var responseData: Data?
+
+    /// Makes an error; `message` should say what failed in terms the caller used.
+    public init(
+        _ code: Code,
+        _ message: String,
+        offendingInput: String? = nil,
+        underlyingError: (any Error & Sendable)? = nil,
+        response: ResponseHead? = nil,
+        responseData: Data? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.offendingInput = offendingInput
+        self.underlyingError = underlyingError
+        self.response = response
+        self.responseData = responseData
+    }
+
+    public var description: String {
+        var text = "CourierError.\(code): \(message)"
+        if let underlyingError { text += " (\(underlyingError))" }
+        return text
+    }
+}
+
+extension CourierError: LocalizedError {
+    public var errorDescription: String? { message }
+}
+
+/// Pattern matching on a code: `catch CourierError.Code.invalidURL { … }`.
+extension CourierError.Code {
+    /// True when `error` is a ``CourierError`` with this code.
+    public static func ~= (code: CourierError.Code, error: any Error) -> Bool {
+        (error as? CourierError)?.code == code
+    }
+}
