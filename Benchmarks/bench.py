@@ -155,6 +155,10 @@ def swift_run(argv, metric, check=None, timeout=600):
         problem = check(report)
         if problem:
             ok, detail = False, problem
+    # A process that reports its own VmHWM is measured by it: read right after the measured
+    # section, it leaves out what printing the report costs (GNU time's %M includes that).
+    if isinstance(report.get("vmhwm_kib"), int) and report["vmhwm_kib"] > 0:
+        rss = report["vmhwm_kib"]
     allocations = report.get("allocations")
     if allocations is not None:
         allocations = allocations / max(1, report.get("ops", 1))
