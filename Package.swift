@@ -76,6 +76,7 @@ let package = Package(
         .testTarget(
             name: "CourierCLITests",
             dependencies: [
+                "CourierCLI",
                 "CourierTestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
