@@ -1,0 +1,36 @@
+import Foundation
+
+/// Every workload and its implementations, by the names the driver passes on the command line.
+enum Registry {
+    typealias Run = @Sendable (Options) async throws -> Measurement
+
+    static let workloads: [String: [String: Run]] = [
+        "querystring-nested": [
+            "courier": {
+                try CourierQueryString.run(
+                    parameters: CourierQueryString.nestedParameters(),
+                    expected: QueryStringShapes.nestedQueryItems(), options: $0)
+            },
+            "foundation": { try FoundationQueryString.run(items: QueryStringShapes.nestedQueryItems(), options: $0) },
+        ],
+        "querystring-flat": [
+            "courier": {
+                try CourierQueryString.run(
+                    parameters: CourierQueryString.flatParameters(),
+                    expected: QueryStringShapes.flatQueryItems(), options: $0)
+            },
+            "foundation": { try FoundationQueryString.run(items: QueryStringShapes.flatQueryItems(), options: $0) },
+        ],
+        "multipart-fields": [
+            "multipartkit": { try SmallFields.runMultipartKit(options: $0) },
+        ],
+        "multipart-memory": [
+            "multipartkit": { try InMemoryPart.runMultipartKit(options: $0) },
+        ],
+        "small-gets": [
+            "ahc": { try await RawAsyncHTTPClient.smallGets(options: $0) },
+        ],
+    ]
+
+    static var names: String { workloads.keys.sorted().joined(separator: ", ") + ", serve" }
+}
