@@ -64,6 +64,7 @@ class Run:
     detail: str
     report: dict = field(default_factory=dict)
     score: float = 0.0      # higher is better: operations or bytes per second
+    allocations: Optional[float] = None  # heap allocations per operation (courier-bench only)
 
 
 class Failed(Exception):
@@ -132,9 +133,19 @@ def last_json_line(text):
     raise Failed(f"no JSON line in output: {text[-400:]!r}")
 
 
+MALLOC_COUNT = os.environ.get("BENCH_MALLOC_COUNT", "")
+
+
 def swift_run(argv, metric, check=None, timeout=600):
-    """A courier-bench (or other JSON-printing) process: scored on its self-reported seconds."""
-    status, text, errors, wall, rss = run_process(argv, timeout=timeout)
+    """A courier-bench (or other JSON-printing) process: scored on its self-reported seconds.
+
+    courier-bench runs with the allocation counter preloaded (both its Courier and its Swift peer
+    sides), so its report carries the allocations of the measured section.
+    """
+    env = None
+    if MALLOC_COUNT and os.path.basename(argv[0]) == "courier-bench":
+        env = dict(os.environ, LD_PRELOAD=MALLOC_COUNT)
+    status, text, errors, wall, rss = run_process(argv, timeout=timeout, env=env)
     if status != 0 and not text.strip():
         raise Failed(f"exit {status}: {errors.strip()[-600:]}")
     report = last_json_line(text)
@@ -144,8 +155,11 @@ def swift_run(argv, metric, check=None, timeout=600):
         problem = check(report)
         if problem:
             ok, detail = False, problem
+    allocations = report.get("allocations")
+    if allocations is not None:
+        allocations = allocations / max(1, report.get("ops", 1))
     return Run(seconds=report["seconds"], wall=wall, rss_kib=rss, ok=ok, detail=detail,
-               report=report, score=metric(report))
+               report=report, score=metric(report), allocations=allocations)
 
 
 def per_second(key):
@@ -612,11 +626,24 @@ def summarise(workload, courier_runs, peer_runs, errors):
         "peer_min": min(r.score for r in p) / scale, "peer_max": max(r.score for r in p) / scale,
         "ratio": statistics.median(pairs), "ratio_min": min(pairs), "ratio_max": max(pairs),
         "courier_rss_kib": max(r.rss_kib for r in c), "peer_rss_kib": max(r.rss_kib for r in p),
+        "courier_allocs": median_or_none([r.allocations for r in c]),
+        "peer_allocs": median_or_none([r.allocations for r in p]),
     })
     met, why = workload.judge(summary)
     summary["met"], summary["why"] = met, why
     summary["status"] = "met" if met else ("reported" if met is None else "MISSED")
     return summary
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt_allocs(value):
+    if value is None:
+        return "–"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def fmt(value, unit):
@@ -627,18 +654,19 @@ def fmt(value, unit):
 
 def table(summaries, markdown=False):
     header = ["workload", "Courier (median)", "peer", "peer (median)", "ratio", "ratio min–max",
-              "Courier min–max", "peak RSS Courier / peer", "target", "status"]
+              "Courier min–max", "peak RSS Courier / peer", "allocs/op Courier / peer", "target", "status"]
     lines = []
     for s in summaries:
         if "ratio" not in s:
             why = s.get("missing") or "; ".join(s.get("errors", []))[:160]
-            lines.append([s["title"], "—", s["peer"], "—", "—", "—", "—", "—", s["target"], f"{s['status']}: {why}"])
+            lines.append([s["title"], "—", s["peer"], "—", "—", "—", "—", "—", "—", s["target"], f"{s['status']}: {why}"])
             continue
         lines.append([
             s["title"], fmt(s["courier_median"], s["unit"]), s["peer"], fmt(s["peer_median"], s["unit"]),
             f"{s['ratio']:.2f}×", f"{s['ratio_min']:.2f}–{s['ratio_max']:.2f}",
             f"{fmt(s['courier_min'], s['unit'])}–{fmt(s['courier_max'], s['unit'])}",
             f"{s['courier_rss_kib'] / 1024:.1f} / {s['peer_rss_kib'] / 1024:.1f} MiB",
+            f"{fmt_allocs(s['courier_allocs'])} / {fmt_allocs(s['peer_allocs'])}",
             s["target"], f"{s['status']} ({s['why']})",
         ])
     if markdown:

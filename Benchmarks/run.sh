@@ -37,6 +37,13 @@ $swift_cmd build --package-path Benchmarks -c release --product courier 2>&1 | g
 bin=$($swift_cmd build --package-path Benchmarks -c release --show-bin-path | tail -1)
 [ -x "$bin/courier-bench" ] || { echo "run.sh: $bin/courier-bench was not built" >&2; exit 1; }
 
+# The allocation counter preloaded into courier-bench (see malloc-count/malloc_count.c).
+command -v gcc >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc >/dev/null; }
+[ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
+mkdir -p "$here/.build"
+gcc -O2 -shared -fPIC -o "$here/.build/libmalloc_count.so" "$here/malloc-count/malloc_count.c"
+export BENCH_MALLOC_COUNT="$here/.build/libmalloc_count.so"
+
 # --- run -----------------------------------------------------------------------------------------
 exec python3 "$here/bench.py" "$bin/courier-bench" "$bin/courier" "$venv/bin/python" "$venv/bin/http" \
     "$(command -v curl)" "$filter"

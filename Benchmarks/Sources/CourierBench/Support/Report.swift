@@ -24,6 +24,7 @@ struct Measurement: Sendable {
             "vmhwm_kib": PeakMemory.highWaterMarkKiB(),
         ]
         if let sha256 { object["sha256"] = sha256 }
+        if let allocations = lastMeasuredAllocations { object["allocations"] = allocations }
         for (key, value) in extra { object[key] = value }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
@@ -42,20 +43,29 @@ enum PeakMemory {
     }
 }
 
-/// Times `body` with the monotonic clock.
+/// Heap allocations made by the last measured section (all threads), when counted.
+nonisolated(unsafe) var lastMeasuredAllocations: UInt64?
+
+/// Times `body` with the monotonic clock and counts its allocations.
 func measure<T>(_ body: () throws -> T) rethrows -> (seconds: Double, value: T) {
     let clock = ContinuousClock()
+    let before = AllocationCounter.current()
     let start = clock.now
     let value = try body()
-    return (seconds(clock.now - start), value)
+    let elapsed = seconds(clock.now - start)
+    if let before, let after = AllocationCounter.current() { lastMeasuredAllocations = after - before }
+    return (elapsed, value)
 }
 
-/// Times an async `body` with the monotonic clock.
+/// Times an async `body` with the monotonic clock and counts its allocations.
 func measureAsync<T>(_ body: () async throws -> T) async rethrows -> (seconds: Double, value: T) {
     let clock = ContinuousClock()
+    let before = AllocationCounter.current()
     let start = clock.now
     let value = try await body()
-    return (seconds(clock.now - start), value)
+    let elapsed = seconds(clock.now - start)
+    if let before, let after = AllocationCounter.current() { lastMeasuredAllocations = after - before }
+    return (elapsed, value)
 }
 
 func seconds(_ duration: Duration) -> Double {
