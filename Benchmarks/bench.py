@@ -467,8 +467,9 @@ def workloads(ctx: Context):
         "upload", f"Upload, {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
         courier_upload(sink), curl_upload(sink),
         "≥ 1.5× curl, RSS ≤ 64 MiB (issue 4)", absolute_or_ratio(minimum_ratio=1.5, max_rss_mib=64),
-        missing=missing("upload") or no_server,
-        verify=[("courier sha256 at /upload", courier_upload(server)), ("curl sha256 at /upload", curl_upload(server))]))
+        missing=missing("upload"),
+        verify=[("courier sha256 at /upload", courier_upload(server)), ("curl sha256 at /upload", curl_upload(server))]
+        if not no_server else []))
     rows.append(Workload(
         "download", f"Download, {human(BIG)} to a file", "curl -o", "GB/s",
         courier_download, curl_download,
@@ -550,8 +551,8 @@ def workloads(ctx: Context):
     rows.append(Workload(
         "cli-upload", f"CLI, upload {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
         cli_upload("courier", sink), cli_upload("curl", sink),
-        "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli") or no_server,
-        verify=[("courier sha256 at /upload", cli_upload("courier", server))]))
+        "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli"),
+        verify=[("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else []))
     return rows
 
 
@@ -594,6 +595,8 @@ def run_workload(workload, ctx, log):
             errors.append(f"check {name}: {outcome}")
     if errors:
         return courier_runs, peer_runs, errors
+    if workload.key in ("upload", "cli-upload") and not workload.verify:
+        print("#   no sha256 check: CourierTestServer is not on main (byte counts are still checked)", flush=True)
     for index in range(RUNS):
         for side, factory, runs in (("courier", workload.courier, courier_runs), ("peer", workload.peer, peer_runs)):
             try:
