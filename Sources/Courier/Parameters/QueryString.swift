@@ -1,0 +1,223 @@
+import Foundation
+
+/// Query-string encoding of ``Parameters``, byte for byte as AFNetworking's
+/// `AFQueryStringFromParameters`.
+///
+/// The rules, at every level of the tree:
+/// - dictionary keys in ordinal (UTF-16 code unit) order; a nested value goes under `key[sub]`;
+/// - array elements in order under `key[]`;
+/// - set members sorted by their text, each under the same `key` (no brackets);
+/// - null writes the escaped key alone, with no `=`;
+/// - bools `1`/`0`, integral doubles without `.0`, data as base64 (``ParameterValue/formText``);
+/// - empty containers write nothing; pairs are joined with `&`.
+///
+/// Keys and values are escaped by ``percentEscaped(_:)``.
+public enum QueryString {
+    /// The query string for `parameters`, for example
+    /// `"flag=1&key1=value1&key2%5Bkey%5D%5B%5D=1&key2%5Bkey%5D%5B%5D=value"`.
+    ///
+    /// Cost: one output buffer reserved up front and one sorted copy of each dictionary's
+    /// entries; escaping is a table lookup per byte.
+    public static func encode(_ parameters: Parameters) -> String {
+        var encoder = EncodingVisitor(capacity: parameters.count * 128)
+        ParameterWalker.walk(parameters, visitor: &encoder)
+        return String(decoding: encoder.output, as: UTF8.self)
+    }
+
+    /// The leaves of `parameters` in the order ``encode(_:)`` writes them, with unescaped keys
+    /// such as `key2[key][]`; what the multipart form builder turns into parts.
+    ///
+    /// - Throws: nothing for any tree that ``Parameters`` can hold today; it is declared
+    ///   throwing so that callers already handle a leaf kind that may fail to convert.
+    public static func pairs(_ parameters: Parameters) throws -> [QueryStringPair] {
+        var collector = PairCollector()
+        ParameterWalker.walk(parameters, visitor: &collector)
+        return collector.pairs
+    }
+
+    /// Joins already-flattened pairs as ``encode(_:)`` would: escaped `key=value`, or the bare key for null.
+    public static func encode(pairs: [QueryStringPair]) -> String {
+        var encoder = EncodingVisitor(capacity: pairs.count * 32)
+        for pair in pairs { encoder.visit(key: Array(pair.key.utf8), value: pair.value) }
+        return String(decoding: encoder.output, as: UTF8.self)
+    }
+}
+
+/// One flattened leaf of a parameter tree: AFNetworking's `AFQueryStringPair`.
+public struct QueryStringPair: Sendable, Hashable, CustomStringConvertible {
+    /// The key before escaping, with the brackets of its path, such as `"key2[key][]"`.
+    public let key: String
+    /// The leaf value: never an array, dictionary or set.
+    public let value: ParameterValue
+
+    /// Makes a pair; `value` should be a leaf (a container is written as a bare key).
+    public init(key: String, value: ParameterValue) {
+        self.key = key
+        self.value = value
+    }
+
+    /// The pair as it appears in a query: `escapedKey=escapedValue`, or the escaped key alone for null.
+    public var urlEncoded: String {
+        var output: [UInt8] = []
+        PercentEscaping.append(escaping: key, to: &output)
+        if let text = value.formText {
+            output.append(UInt8(ascii: "="))
+            PercentEscaping.append(escaping: text, to: &output)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    public var description: String { urlEncoded }
+}
+
+/// Receives the leaves of a tree, in order, from ``ParameterWalker``.
+protocol ParameterLeafVisitor {
+    /// `key` holds the unescaped UTF-8 key path (`a[b][]`); `value` is a leaf.
+    mutating func visit(key: [UInt8], value: ParameterValue)
+}
+
+/// Writes escaped `key=value` pairs joined by `&` into one growing byte buffer.
+struct EncodingVisitor: ParameterLeafVisitor {
+    var output: [UInt8] = []
+    private var isFirst = true
+
+    init(capacity: Int) { output.reserveCapacity(capacity) }
+
+    mutating func visit(key: [UInt8], value: ParameterValue) {
+        if isFirst { isFirst = false } else { output.append(UInt8(ascii: "&")) }
+        PercentEscaping.append(escaping: key, to: &output)
+        switch value {
+        case .string(let text):
+            output.append(UInt8(ascii: "="))
+            PercentEscaping.append(escaping: text, to: &output)
+        case .int(let number):
+            output.append(UInt8(ascii: "="))
+            // Digits and `-` are all literal, so no escaping pass.
+            output.append(contentsOf: String(number).utf8)
+        case .bool(let flag):
+            output.append(UInt8(ascii: "="))
+            output.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .null, .array, .dictionary, .set:
+            break
+        case .double, .data:
+            output.append(UInt8(ascii: "="))
+            PercentEscaping.append(escaping: value.formText ?? "", to: &output)
+        }
+    }
+}
+
+/// Collects ``QueryStringPair``s.
+struct PairCollector: ParameterLeafVisitor {
+    var pairs: [QueryStringPair] = []
+
+    mutating func visit(key: [UInt8], value: ParameterValue) {
+        pairs.append(QueryStringPair(key: String(decoding: key, as: UTF8.self), value: value))
+    }
+}
+
+/// Walks a parameter tree depth first in AFNetworking's order, without recursion, so that
+/// no depth of nesting can exhaust the stack.
+enum ParameterWalker {
+    private enum Kind { case root, dictionary, array, set }
+
+    private struct Frame {
+        var entries: [(key: String, value: ParameterValue)]
+        var values: [ParameterValue]
+        var next = 0
+        let keyLength: Int
+        let kind: Kind
+
+        var count: Int { kind == .root || kind == .dictionary ? entries.count : values.count }
+    }
+
+    static func walk<Visitor: ParameterLeafVisitor>(_ parameters: Parameters, visitor: inout Visitor) {
+        var key: [UInt8] = []
+        key.reserveCapacity(64)
+        var stack: [Frame] = []
+        stack.reserveCapacity(8)
+        stack.append(Frame(entries: sortedEntries(parameters), values: [], keyLength: 0, kind: .root))
+
+        while let top = stack.indices.last {
+            let index = stack[top].next
+            guard index < stack[top].count else {
+                stack.removeLast()
+                continue
+            }
+            stack[top].next = index + 1
+            key.removeSubrange(stack[top].keyLength...)
+
+            let value: ParameterValue
+            switch stack[top].kind {
+            case .root:
+                let entry = stack[top].entries[index]
+                key.append(contentsOf: entry.key.utf8)
+                value = entry.value
+            case .dictionary:
+                let entry = stack[top].entries[index]
+                key.append(UInt8(ascii: "["))
+                key.append(contentsOf: entry.key.utf8)
+                key.append(UInt8(ascii: "]"))
+                value = entry.value
+            case .array:
+                key.append(UInt8(ascii: "["))
+                key.append(UInt8(ascii: "]"))
+                value = stack[top].values[index]
+            case .set:
+                value = stack[top].values[index]
+            }
+
+            switch value {
+            case .dictionary(let dictionary):
+                if !dictionary.isEmpty {
+                    stack.append(
+                        Frame(entries: sortedEntries(dictionary), values: [], keyLength: key.count, kind: .dictionary))
+                }
+            case .array(let array):
+                if !array.isEmpty {
+                    stack.append(Frame(entries: [], values: array, keyLength: key.count, kind: .array))
+                }
+            case .set(let set):
+                if !set.isEmpty {
+                    stack.append(Frame(entries: [], values: sortedMembers(set), keyLength: key.count, kind: .set))
+                }
+            default:
+                visitor.visit(key: key, value: value)
+            }
+        }
+    }
+
+    private static func sortedEntries(_ dictionary: [String: ParameterValue]) -> [(key: String, value: ParameterValue)] {
+        dictionary.sorted { OrdinalOrder.precedes($0.key, $1.key) }
+    }
+
+    /// AFNetworking sorts a set by each member's `description`; a leaf's description is its
+    /// query text, `NSNull`'s is `<null>`. Containers in sets (rare) sort by their encoded form.
+    static func sortedMembers(_ set: Set<ParameterValue>) -> [ParameterValue] {
+        let keyed = set.map { member in (text: sortText(member), rank: kindRank(member), member: member) }
+        return keyed.sorted { left, right in
+            if left.text != right.text { return OrdinalOrder.precedes(left.text, right.text) }
+            return left.rank < right.rank
+        }.map(\.member)
+    }
+
+    private static func sortText(_ member: ParameterValue) -> String {
+        if let text = member.formText { return text }
+        if case .null = member { return "<null>" }
+        return QueryString.encode(["": member])
+    }
+
+    /// Breaks ties between members with equal text (`1`, `true`, `"1"`) so the order is stable.
+    private static func kindRank(_ member: ParameterValue) -> Int {
+        switch member {
+        case .string: return 0
+        case .int: return 1
+        case .double: return 2
+        case .bool: return 3
+        case .null: return 4
+        case .data: return 5
+        case .array: return 6
+        case .dictionary: return 7
+        case .set: return 8
+        }
+    }
+}
