@@ -1,0 +1,48 @@
+import Foundation
+
+/// Every workload and its implementations, by the names the driver passes on the command line.
+enum Registry {
+    typealias Run = @Sendable (Options) async throws -> Measurement
+
+    static let workloads: [String: [String: Run]] = [
+        "querystring-nested": [
+            "courier": {
+                try CourierQueryString.run(
+                    parameters: CourierQueryString.nestedParameters(),
+                    expected: QueryStringShapes.nestedQueryItems(), options: $0)
+            },
+            "foundation": { try FoundationQueryString.run(items: QueryStringShapes.nestedQueryItems(), options: $0) },
+        ],
+        "querystring-flat": [
+            "courier": {
+                try CourierQueryString.run(
+                    parameters: CourierQueryString.flatParameters(),
+                    expected: QueryStringShapes.flatQueryItems(), options: $0)
+            },
+            "foundation": { try FoundationQueryString.run(items: QueryStringShapes.flatQueryItems(), options: $0) },
+        ],
+        "multipart-fields": [
+            "courier": { try CourierMultipart.runSmallFields(options: $0) },
+            "multipartkit": { try SmallFields.runMultipartKit(options: $0) },
+        ],
+        "multipart-file": [
+            "courier": { try CourierMultipart.runFileReader(options: $0) },
+        ],
+        "multipart-memory": [
+            "courier": { try CourierMultipart.runInMemory(options: $0) },
+            "multipartkit": { try InMemoryPart.runMultipartKit(options: $0) },
+        ],
+        "upload": [
+            "courier": { try await CourierSession.upload(options: $0) },
+        ],
+        "download": [
+            "courier": { try await CourierSession.download(options: $0) },
+        ],
+        "small-gets": [
+            "courier": { try await CourierSession.smallGets(options: $0) },
+            "ahc": { try await RawAsyncHTTPClient.smallGets(options: $0) },
+        ],
+    ]
+
+    static var names: String { workloads.keys.sorted().joined(separator: ", ") + ", serve" }
+}

@@ -1,0 +1,762 @@
+#!/usr/bin/env python3
+"""Runs Courier's benchmark workloads against their peers and prints one table.
+
+Called by run.sh, which installs the peers and builds the Swift executables first. Each
+workload runs Courier and its peer alternately (A B A B ...), every run in a fresh process, so
+that both see the same machine state; the ratio of a workload is the median of the pairwise
+ratios of the runs. Every run is checked (lengths, sha256 at the sink or of the output) and a
+wrong result fails the row instead of scoring.
+
+Environment (all optional):
+  BENCH_RUNS        pairs per workload (default 5)
+  BENCH_BIG         size of the large file in bytes (default 1 GiB)
+  BENCH_MEMORY      size of the in-memory part in bytes (default 256 MiB)
+  BENCH_SCALE       scales the iteration counts of the in-process workloads (default 1.0)
+  BENCH_WORK        scratch directory (default /tmp/courier-bench)
+  BENCH_MARKDOWN    also write the table as Markdown to this file
+  BENCH_JSON        also write every run as JSON lines to this file
+"""
+
+import hashlib
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import platform
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+GiB = 1 << 30
+MiB = 1 << 20
+BOUNDARY = "courier.bench.boundary.0123456789abcdef"
+
+
+def env_int(name, default):
+    value = os.environ.get(name)
+    return int(value) if value else default
+
+
+RUNS = env_int("BENCH_RUNS", 5)
+BIG = env_int("BENCH_BIG", GiB)
+MEMORY = env_int("BENCH_MEMORY", 256 * MiB)
+SCALE = float(os.environ.get("BENCH_SCALE", "1.0"))
+WORK = os.environ.get("BENCH_WORK", "/tmp/courier-bench")
+
+
+def scaled(count):
+    return str(max(1, int(count * SCALE)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one process and measuring it
+
+
+@dataclass
+class Run:
+    seconds: float          # the number the row is scored on (self-reported or wall)
+    wall: float             # wall-clock seconds of the whole process
+    rss_kib: int            # peak resident set of the process (wait4 ru_maxrss)
+    ok: bool
+    detail: str
+    report: dict = field(default_factory=dict)
+    score: float = 0.0      # higher is better: operations or bytes per second
+    allocations: Optional[float] = None  # heap allocations per operation (courier-bench only)
+
+
+class Failed(Exception):
+    pass
+
+
+TIME = "/usr/bin/time"
+
+
+def run_process(argv, stdout_path=None, timeout=600, env=None):
+    """Runs argv with no stdin; returns (exit status, stdout text or '', stderr, wall, maxrss KiB).
+
+    The peak RSS comes from GNU time's %M, not from our own wait4: Python starts children with
+    vfork, and Linux carries the parent's high-water mark across exec into ru_maxrss, so a
+    direct wait4 would report this driver's ~40 MiB for every small process.
+    """
+    out = open(stdout_path, "wb") if stdout_path else tempfile.TemporaryFile()
+    err = tempfile.TemporaryFile()
+    rss_file = tempfile.NamedTemporaryFile(prefix="rss-", dir=WORK, delete=False)
+    rss_file.close()
+    start = time.monotonic()
+    process = subprocess.Popen([TIME, "-f", "%M", "-o", rss_file.name, *argv],
+                               stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            process.kill()
+            pid, status, usage = os.wait4(process.pid, 0)
+            raise Failed(f"timed out after {timeout}s: {' '.join(argv)}")
+        time.sleep(0.002)
+    wall = time.monotonic() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    try:
+        with open(rss_file.name) as handle:
+            lines = [line for line in handle.read().split() if line.isdigit()]
+        rss = int(lines[-1]) if lines else usage.ru_maxrss
+    finally:
+        os.remove(rss_file.name)
+    text = ""
+    if not stdout_path:
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    out.close()
+    err.seek(0)
+    errors = err.read().decode("utf-8", "replace")
+    err.close()
+    return process.returncode, text, errors, wall, rss
+
+
+def read_port(path):
+    if os.path.exists(path):
+        text = open(path).read().strip()
+        if text.isdigit():
+            return text
+    return None
+
+
+def last_json_line(text):
+    for line in reversed(text.strip().splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            return json.loads(line)
+    raise Failed(f"no JSON line in output: {text[-400:]!r}")
+
+
+MALLOC_COUNT = os.environ.get("BENCH_MALLOC_COUNT", "")
+
+
+def swift_run(argv, metric, check=None, timeout=600):
+    """A courier-bench (or other JSON-printing) process: scored on its self-reported seconds.
+
+    courier-bench runs with the allocation counter preloaded (both its Courier and its Swift peer
+    sides), so its report carries the allocations of the measured section.
+    """
+    env = None
+    if MALLOC_COUNT and os.path.basename(argv[0]) == "courier-bench":
+        env = dict(os.environ, LD_PRELOAD=MALLOC_COUNT)
+    status, text, errors, wall, rss = run_process(argv, timeout=timeout, env=env)
+    if status != 0 and not text.strip():
+        raise Failed(f"exit {status}: {errors.strip()[-600:]}")
+    report = last_json_line(text)
+    ok = bool(report.get("ok")) and status == 0
+    detail = report.get("detail", "")
+    if ok and check:
+        problem = check(report)
+        if problem:
+            ok, detail = False, problem
+    # A process that reports its own VmHWM is measured by it: read right after the measured
+    # section, it leaves out what printing the report costs (GNU time's %M includes that).
+    if isinstance(report.get("vmhwm_kib"), int) and report["vmhwm_kib"] > 0:
+        rss = report["vmhwm_kib"]
+    allocations = report.get("allocations")
+    if allocations is not None:
+        allocations = allocations / max(1, report.get("ops", 1))
+    return Run(seconds=report["seconds"], wall=wall, rss_kib=rss, ok=ok, detail=detail,
+               report=report, score=metric(report), allocations=allocations)
+
+
+def per_second(key):
+    return lambda report: report[key] / report["seconds"] if report["seconds"] > 0 else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Workloads
+
+
+@dataclass
+class Workload:
+    key: str
+    title: str
+    peer_name: str
+    unit: str                       # "ops/s" or "GB/s"
+    courier: Optional[Callable[[], Run]]
+    peer: Optional[Callable[[], Run]]
+    target: str                     # the target as the issue states it
+    judge: Callable[[dict], tuple]  # summary -> (met: bool|None, why)
+    missing: str = ""               # why Courier's side cannot run, if it cannot
+    verify: list = field(default_factory=list)  # untimed runs that check sha256 at the test server
+
+
+class Context:
+    def __init__(self, bench, courier_cli, python, http, curl):
+        self.bench = bench
+        self.courier_cli = courier_cli
+        self.python = python
+        self.http = http
+        self.curl = curl
+        self.server_url = None   # Courier's TestServer, when it is on main
+        self.sink_url = None     # the discarding sink the timed uploads go to
+        self.server = None
+        self.big_path = os.path.join(WORK, "big.bin")
+        self.big_sha256 = None
+        self.download_sha256 = None
+        self.available = set()
+
+    # --- the large file and the server --------------------------------------------------------
+
+    def make_big_file(self):
+        os.makedirs(WORK, exist_ok=True)
+        sha_path = self.big_path + ".sha256"
+        if os.path.exists(self.big_path) and os.path.getsize(self.big_path) == BIG and os.path.exists(sha_path):
+            self.big_sha256 = open(sha_path).read().strip()
+            return
+        digest = hashlib.sha256()
+        block = os.urandom(4 * MiB)
+        with open(self.big_path, "wb") as handle:
+            written = 0
+            counter = 0
+            while written < BIG:
+                # Vary each block cheaply so that no two blocks are equal.
+                chunk = counter.to_bytes(8, "little") + block[8:]
+                chunk = chunk[: BIG - written]
+                handle.write(chunk)
+                digest.update(chunk)
+                written += len(chunk)
+                counter += 1
+        self.big_sha256 = digest.hexdigest()
+        with open(sha_path, "w") as handle:
+            handle.write(self.big_sha256)
+
+    def start_server(self):
+        """Starts courier-bench serve: the discarding sink, and the test server when it exists."""
+        port_file = os.path.join(WORK, "server.port")
+        sink_file = os.path.join(WORK, "sink.port")
+        for path in (port_file, sink_file):
+            if os.path.exists(path):
+                os.remove(path)
+        with_test_server = ("serve", "test") in self.available
+        argv = [self.bench, "serve", "all", "--sink-port-file", sink_file]
+        if with_test_server:
+            argv += ["--port-file", port_file]
+        log = open(os.path.join(WORK, "server.log"), "wb")
+        self.server = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.server.poll() is not None:
+                raise Failed("the servers exited: " + open(os.path.join(WORK, "server.log")).read()[-600:])
+            ports = [read_port(sink_file)] + ([read_port(port_file)] if with_test_server else [])
+            if all(ports):
+                self.sink_url = f"http://127.0.0.1:{ports[0]}"
+                if with_test_server:
+                    self.server_url = f"http://127.0.0.1:{ports[1]}"
+                return
+            time.sleep(0.05)
+        raise Failed("the servers did not report their ports within 30 s")
+
+    def stop_server(self):
+        if self.server and self.server.poll() is None:
+            self.server.send_signal(signal.SIGTERM)
+            try:
+                self.server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+                self.server.wait()
+        self.server = None
+
+    def check_count(self, sink):
+        """The discarding sink's answer: every byte that Content-Length announced arrived."""
+        received, declared = sink.get("bytes"), sink.get("content_length")
+        if declared is None:
+            return f"no Content-Length on the upload (sink received {received} bytes)"
+        if int(declared) != received or received <= BIG:
+            return f"sink received {received} bytes, Content-Length {declared}, file {BIG}"
+        return None
+
+    # --- checks -------------------------------------------------------------------------------
+
+    def check_sink(self, sink):
+        """The sink's report of a one-file multipart upload: the file part must be the big file."""
+        parts = sink.get("parts") or []
+        files = [p for p in parts if p.get("name") == "file"]
+        if len(files) != 1:
+            return f"sink saw parts {[p.get('name') for p in parts]}, expected one 'file'"
+        part = files[0]
+        if part.get("size") != BIG:
+            return f"sink saw {part.get('size')} bytes in the file part, expected {BIG}"
+        if part.get("sha256") != self.big_sha256:
+            return f"sink sha256 {part.get('sha256')} != file sha256 {self.big_sha256}"
+        return None
+
+    def check_download(self, path):
+        if not os.path.exists(path):
+            return "no downloaded file"
+        size = os.path.getsize(path)
+        if size != BIG:
+            return f"downloaded {size} bytes, expected {BIG}"
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while True:
+                chunk = handle.read(8 * MiB)
+                if not chunk:
+                    break
+                digest.update(chunk)
+        value = digest.hexdigest()
+        if self.download_sha256 is None:
+            self.download_sha256 = value
+        elif value != self.download_sha256:
+            return f"downloaded sha256 {value} differs from the first download's {self.download_sha256}"
+        return None
+
+
+def workloads(ctx: Context):
+    b = ctx.bench
+    rows = []
+
+    def bench(workload, impl, *extra, metric, check=None):
+        # "{server}" is filled in at run time: the server's port is known only once it started.
+        return lambda: swift_run([b, workload, impl, *[a.replace("{server}", ctx.server_url or "") for a in extra]],
+                                 metric, check)
+
+    def has(workload, impl="courier"):
+        return (workload, impl) in ctx.available
+
+    def absolute_or_ratio(minimum_rate=None, minimum_ratio=None, max_rss_mib=None, rss_multiple=None):
+        def judge(summary):
+            reasons, met = [], True
+            if minimum_rate is not None:
+                good = summary["courier_median"] >= minimum_rate
+                met &= good
+                reasons.append(f"{summary['courier_median']:,.0f} {'≥' if good else '<'} {minimum_rate:,} ops/s")
+            if minimum_ratio is not None:
+                good = summary["ratio"] >= minimum_ratio
+                met &= good
+                reasons.append(f"ratio {summary['ratio']:.2f} {'≥' if good else '<'} {minimum_ratio}")
+            if max_rss_mib is not None:
+                rss = summary["courier_rss_kib"] / 1024
+                good = rss <= max_rss_mib
+                met &= good
+                reasons.append(f"RSS {rss:.1f} MiB {'≤' if good else '>'} {max_rss_mib} MiB")
+            if rss_multiple is not None:
+                multiple = summary["courier_rss_kib"] * 1024 / MEMORY
+                good = multiple <= rss_multiple
+                met &= good
+                reasons.append(f"RSS {multiple:.2f}× part {'≤' if good else '>'} {rss_multiple}×")
+            return met, "; ".join(reasons)
+        return judge
+
+    def reported(max_rss_mib=None):
+        def judge(summary):
+            if max_rss_mib is None:
+                return None, "no target set; reported"
+            rss = summary["courier_rss_kib"] / 1024
+            return (rss <= max_rss_mib), f"RSS {rss:.1f} MiB {'≤' if rss <= max_rss_mib else '>'} {max_rss_mib} MiB (constant memory)"
+        return judge
+
+    missing = lambda feature: "" if has_feature(feature) else f"{feature} is not on main"
+
+    def has_feature(feature):
+        return any(w == feature for (w, i) in ctx.available if i == "courier")
+
+    # Issue 2: query strings.
+    rows.append(Workload(
+        "querystring-nested", "QueryString.encode, nested 1,000 keys (6,000 pairs)", "Foundation URLComponents",
+        "ops/s",
+        bench("querystring-nested", "courier", "--iterations", scaled(400), metric=per_second("ops")),
+        bench("querystring-nested", "foundation", "--iterations", scaled(400), metric=per_second("ops")),
+        "≥ 1,000 encodes/s (issue 2)", absolute_or_ratio(minimum_rate=1000),
+        missing=missing("querystring-nested")))
+    rows.append(Workload(
+        "querystring-flat", "QueryString.encode, flat 1,000 keys", "Foundation URLComponents",
+        "ops/s",
+        bench("querystring-flat", "courier", "--iterations", scaled(2000), metric=per_second("ops")),
+        bench("querystring-flat", "foundation", "--iterations", scaled(2000), metric=per_second("ops")),
+        "≥ 1.0× Foundation (issue 2)", absolute_or_ratio(minimum_ratio=1.0),
+        missing=missing("querystring-flat")))
+
+    # Issue 3: multipart.
+    rows.append(Workload(
+        "multipart-fields", "Multipart, 1,000 small fields built + encoded", "vapor/multipart-kit",
+        "ops/s",
+        bench("multipart-fields", "courier", "--iterations", scaled(400), metric=per_second("ops")),
+        bench("multipart-fields", "multipartkit", "--iterations", scaled(400), metric=per_second("ops")),
+        "≥ 2× multipart-kit (issue 3)", absolute_or_ratio(minimum_ratio=2.0),
+        missing=missing("multipart-fields")))
+
+    def toolbelt():
+        argv = [ctx.python, os.path.join(HERE, "peers", "toolbelt_reader.py"), ctx.big_path, BOUNDARY]
+        return swift_run(argv, per_second("bytes"), check=length_check)
+
+    def length_check(report):
+        expected = report.get("content_length")
+        if expected is not None and int(expected) != report["bytes"]:
+            return f"read {report['bytes']} bytes, contentLength says {expected}"
+        return None
+
+    rows.append(Workload(
+        "multipart-file", f"Multipart, {human(BIG)} file part through the reader", "requests-toolbelt MultipartEncoder",
+        "GB/s",
+        bench("multipart-file", "courier", "--path", ctx.big_path, "--boundary", BOUNDARY,
+              metric=per_second("bytes"), check=length_check),
+        toolbelt,
+        "≥ 2× toolbelt, RSS ≤ 32 MiB (issue 3)", absolute_or_ratio(minimum_ratio=2.0, max_rss_mib=32),
+        missing=missing("multipart-file")))
+    rows.append(Workload(
+        "multipart-memory", f"Multipart, {human(MEMORY)} in-memory part → Data", "vapor/multipart-kit",
+        "GB/s",
+        bench("multipart-memory", "courier", "--size", str(MEMORY), metric=per_second("bytes")),
+        bench("multipart-memory", "multipartkit", "--size", str(MEMORY), metric=per_second("bytes")),
+        "peak RSS ≤ 2.2× the part (issue 3)", absolute_or_ratio(rss_multiple=2.2),
+        missing=missing("multipart-memory")))
+
+    # Issue 4: the session layer. Timed uploads go to the discarding sink (byte count checked
+    # every run); one untimed upload per side goes to the test server's /upload, which checks
+    # the file part's sha256. Downloads come from the test server and are hashed after each run.
+    def curl_upload(base):
+        def go():
+            argv = [ctx.curl, "-sS", "--fail", "-H", "Expect:", "-F", f"file=@{ctx.big_path};type=application/octet-stream",
+                    "-w", "\n%{time_total}", base() + "/upload"]
+            status, text, errors, wall, rss = run_process(argv)
+            if status != 0:
+                raise Failed(f"curl exit {status}: {errors.strip()[-400:]}")
+            body, _, seconds = text.rpartition("\n")
+            seconds = float(seconds)
+            sink = json.loads(body)
+            problem = ctx.check_count(sink) if base() == ctx.sink_url else ctx.check_sink(sink)
+            return Run(seconds, wall, rss, problem is None, problem or "sink check passed", score=BIG / seconds)
+        return go
+
+    def courier_upload(base):
+        def check(report):
+            sink = json.loads(report["sink"])
+            return ctx.check_count(sink) if base() == ctx.sink_url else ctx.check_sink(sink)
+        return lambda: swift_run([b, "upload", "courier", "--url", base() + "/", "--path", ctx.big_path],
+                                 per_second("bytes"), check)
+
+    download_base = lambda: ctx.server_url or ctx.sink_url
+
+    def curl_download():
+        dest = os.path.join(WORK, "download-curl.bin")
+        if os.path.exists(dest):
+            os.remove(dest)
+        argv = [ctx.curl, "-sS", "--fail", "-o", dest, "-w", "%{time_total}", f"{download_base()}/bytes/{BIG}"]
+        status, text, errors, wall, rss = run_process(argv)
+        if status != 0:
+            raise Failed(f"curl exit {status}: {errors.strip()[-400:]}")
+        seconds = float(text.strip())
+        problem = ctx.check_download(dest)
+        os.remove(dest)
+        return Run(seconds, wall, rss, problem is None, problem or "size and sha256 match", score=BIG / seconds)
+
+    def courier_download():
+        dest = os.path.join(WORK, "download-courier.bin")
+        if os.path.exists(dest):
+            os.remove(dest)
+        run = swift_run([b, "download", "courier", "--url", f"{download_base()}/", "--path", f"bytes/{BIG}",
+                         "--destination", dest], per_second("bytes"))
+        problem = ctx.check_download(dest)
+        if os.path.exists(dest):
+            os.remove(dest)
+        if problem:
+            run.ok, run.detail = False, problem
+        return run
+
+    sink = lambda: ctx.sink_url
+    server = lambda: ctx.server_url
+    no_server = "" if ("serve", "test") in ctx.available else "CourierTestServer is not on main"
+
+    rows.append(Workload(
+        "upload", f"Upload, {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
+        courier_upload(sink), curl_upload(sink),
+        "≥ 1.5× curl, RSS ≤ 64 MiB (issue 4)", absolute_or_ratio(minimum_ratio=1.5, max_rss_mib=64),
+        missing=missing("upload"),
+        verify=[("courier sha256 at /upload", courier_upload(server)), ("curl sha256 at /upload", curl_upload(server))]
+        if not no_server else []))
+    rows.append(Workload(
+        "download", f"Download, {human(BIG)} to a file"
+        + (" (test server /bytes)" if not no_server else " (bench server /bytes: test server not on main)"),
+        "curl -o", "GB/s",
+        courier_download, curl_download,
+        "≥ 1.0× curl, RSS ≤ 64 MiB (issue 4)", absolute_or_ratio(minimum_ratio=1.0, max_rss_mib=64),
+        missing=missing("download")))
+    get_base = lambda: ctx.server_url or ctx.sink_url
+    rows.append(Workload(
+        "small-gets", "10,000 small GETs, concurrency 16, keep-alive"
+        + (" (test server /get)" if not no_server else " (discarding sink: test server not on main)"),
+        "raw AsyncHTTPClient", "ops/s",
+        lambda: swift_run([b, "small-gets", "courier", "--url", get_base(), "--requests", scaled(10000),
+                           "--concurrency", "16"], per_second("ops")),
+        lambda: swift_run([b, "small-gets", "ahc", "--url", get_base(), "--requests", scaled(10000),
+                           "--concurrency", "16"], per_second("ops")),
+        "≥ 0.9× AsyncHTTPClient (issue 4)", absolute_or_ratio(minimum_ratio=0.9),
+        missing=missing("small-gets")))
+
+    # Issue 5: the CLI, as whole processes, timed by the wall clock (start-up included).
+    def offline(tool):
+        def go():
+            out = os.path.join(WORK, f"offline-{tool}.out")
+            exe = ctx.courier_cli if tool == "courier" else ctx.http
+            argv = [exe, "--offline", "--ignore-stdin", "--print=B", "--multipart", f"--boundary={BOUNDARY}",
+                    "POST", "http://127.0.0.1:9/upload", f"file@{ctx.big_path};type=application/octet-stream"]
+            status, _, errors, wall, rss = run_process(argv, stdout_path=out)
+            if status != 0:
+                raise Failed(f"{tool} exit {status}: {errors.strip()[-400:]}")
+            size = os.path.getsize(out)
+            digest = file_sha256(out) if BIG <= 64 * MiB else None
+            os.remove(out)
+            ok = size > BIG
+            return Run(wall, wall, rss, ok, f"{size} body bytes" if ok else f"only {size} bytes written",
+                       report={"bytes": size, "sha256": digest}, score=size / wall)
+        return go
+
+    def offline_same_bytes():
+        # Untimed: with the same boundary and part, courier and httpie must print the same body.
+        small = os.path.join(WORK, "small.bin")
+        with open(small, "wb") as handle:
+            handle.write(os.urandom(3 * MiB + 17))
+        digests = {}
+        for tool, exe in (("courier", ctx.courier_cli), ("httpie", ctx.http)):
+            out = os.path.join(WORK, f"offline-check-{tool}.out")
+            argv = [exe, "--offline", "--ignore-stdin", "--print=B", "--multipart", f"--boundary={BOUNDARY}",
+                    "POST", "http://127.0.0.1:9/upload", f"file@{small};type=application/octet-stream"]
+            status, _, errors, wall, rss = run_process(argv, stdout_path=out)
+            if status != 0:
+                raise Failed(f"{tool} exit {status}: {errors.strip()[-400:]}")
+            digests[tool] = file_sha256(out)
+            os.remove(out)
+        same = digests["courier"] == digests["httpie"]
+        return Run(0, 0, 0, same, "identical bodies" if same else f"bodies differ: {digests}")
+
+    def cli_upload(tool, base):
+        def go():
+            if tool == "courier":
+                argv = [ctx.courier_cli, "--ignore-stdin", "--multipart", "--print=b", "POST", base() + "/upload",
+                        f"file@{ctx.big_path};type=application/octet-stream"]
+            else:
+                argv = [ctx.curl, "-sS", "--fail", "-H", "Expect:", "-F",
+                        f"file=@{ctx.big_path};type=application/octet-stream", base() + "/upload"]
+            status, text, errors, wall, rss = run_process(argv)
+            if status != 0:
+                raise Failed(f"{tool} exit {status}: {errors.strip()[-400:]}")
+            start = text.find("{")
+            try:
+                answer = json.loads(text[start:]) if start >= 0 else {}
+            except json.JSONDecodeError:
+                answer = {}
+            problem = ctx.check_count(answer) if base() == ctx.sink_url else ctx.check_sink(answer)
+            return Run(wall, wall, rss, problem is None, problem or "sink check passed", score=BIG / wall)
+        return go
+
+    rows.append(Workload(
+        "cli-offline", f"CLI, --offline {human(BIG)} multipart body to a file", "httpie http --offline", "GB/s",
+        offline("courier"), offline("httpie"),
+        "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli"),
+        verify=[("courier and httpie print the same body", offline_same_bytes)]))
+    rows.append(Workload(
+        "cli-upload", f"CLI, upload {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
+        cli_upload("courier", sink), cli_upload("curl", sink),
+        "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli"),
+        verify=[("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else []))
+    return rows
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(8 * MiB)
+            if not chunk:
+                break
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def human(size):
+    if size >= GiB and size % GiB == 0:
+        return f"{size // GiB} GiB"
+    if size >= MiB and size % MiB == 0:
+        return f"{size // MiB} MiB"
+    return f"{size} B"
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a workload A B A B ... and summarising it
+
+
+def run_workload(workload, ctx, log):
+    courier_runs, peer_runs, errors = [], [], []
+    for name, factory in workload.verify:
+        try:
+            run = factory()
+            outcome = "ok" if run.ok else run.detail
+        except Failed as failure:
+            outcome = str(failure)
+        print(f"#   check {name}: {outcome}", flush=True)
+        if outcome != "ok":
+            errors.append(f"check {name}: {outcome}")
+    if errors:
+        return courier_runs, peer_runs, errors
+    if workload.key in ("upload", "cli-upload") and not workload.verify:
+        print("#   no sha256 check: CourierTestServer is not on main (byte counts are still checked)", flush=True)
+    for index in range(RUNS):
+        for side, factory, runs in (("courier", workload.courier, courier_runs), ("peer", workload.peer, peer_runs)):
+            try:
+                run = factory()
+            except Failed as failure:
+                errors.append(f"{side} run {index + 1}: {failure}")
+                run = None
+            if run is not None:
+                runs.append(run)
+                if log:
+                    log.write(json.dumps({"workload": workload.key, "side": side, "run": index + 1,
+                                          "seconds": run.seconds, "wall": run.wall, "rss_kib": run.rss_kib,
+                                          "score": run.score, "ok": run.ok, "detail": run.detail}) + "\n")
+                    log.flush()
+                if not run.ok:
+                    errors.append(f"{side} run {index + 1}: {run.detail}")
+        if errors and index == 0:
+            break  # a broken first pair will not mend itself; do not spend minutes on it
+    return courier_runs, peer_runs, errors
+
+
+def summarise(workload, courier_runs, peer_runs, errors):
+    good = lambda runs: [r for r in runs if r.ok]
+    c, p = good(courier_runs), good(peer_runs)
+    summary = {"key": workload.key, "title": workload.title, "peer": workload.peer_name, "unit": workload.unit,
+               "target": workload.target, "runs": min(len(c), len(p)), "errors": errors}
+    if not c or not p or errors:
+        summary["status"] = "FAILED" if courier_runs or peer_runs else "not run"
+        return summary
+    scale = 1e9 if workload.unit == "GB/s" else 1.0
+    pairs = [a.score / b.score for a, b in zip(c, p)]
+    summary.update({
+        "courier_median": statistics.median(r.score for r in c) / scale,
+        "peer_median": statistics.median(r.score for r in p) / scale,
+        "courier_min": min(r.score for r in c) / scale, "courier_max": max(r.score for r in c) / scale,
+        "peer_min": min(r.score for r in p) / scale, "peer_max": max(r.score for r in p) / scale,
+        "ratio": statistics.median(pairs), "ratio_min": min(pairs), "ratio_max": max(pairs),
+        "courier_rss_kib": max(r.rss_kib for r in c), "peer_rss_kib": max(r.rss_kib for r in p),
+        "courier_allocs": median_or_none([r.allocations for r in c]),
+        "peer_allocs": median_or_none([r.allocations for r in p]),
+    })
+    met, why = workload.judge(summary)
+    summary["met"], summary["why"] = met, why
+    summary["status"] = "met" if met else ("reported" if met is None else "MISSED")
+    return summary
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt_allocs(value):
+    if value is None:
+        return "–"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def fmt(value, unit):
+    if unit == "GB/s":
+        return f"{value:.2f} GB/s"
+    return f"{value:,.0f}/s"
+
+
+def table(summaries, markdown=False):
+    header = ["workload", "Courier (median)", "peer", "peer (median)", "ratio", "ratio min–max",
+              "Courier min–max", "peak RSS Courier / peer", "allocs/op Courier / peer", "target", "status"]
+    lines = []
+    for s in summaries:
+        if "ratio" not in s:
+            why = s.get("missing") or "; ".join(s.get("errors", []))[:160]
+            lines.append([s["title"], "—", s["peer"], "—", "—", "—", "—", "—", "—", s["target"], f"{s['status']}: {why}"])
+            continue
+        lines.append([
+            s["title"], fmt(s["courier_median"], s["unit"]), s["peer"], fmt(s["peer_median"], s["unit"]),
+            f"{s['ratio']:.2f}×", f"{s['ratio_min']:.2f}–{s['ratio_max']:.2f}",
+            f"{fmt(s['courier_min'], s['unit'])}–{fmt(s['courier_max'], s['unit'])}",
+            f"{s['courier_rss_kib'] / 1024:.1f} / {s['peer_rss_kib'] / 1024:.1f} MiB",
+            f"{fmt_allocs(s['courier_allocs'])} / {fmt_allocs(s['peer_allocs'])}",
+            s["target"], f"{s['status']} ({s['why']})",
+        ])
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(str(cell) for cell in line) + " |" for line in lines]
+        return "\n".join(out)
+    widths = [max(len(str(row[i])) for row in [header] + lines) for i in range(len(header))]
+    render = lambda row: "  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
+    return "\n".join([render(header), render(["-" * w for w in widths])] + [render(line) for line in lines])
+
+
+def main():
+    bench, courier_cli, python, http, curl = sys.argv[1:6]
+    selected = sys.argv[6] if len(sys.argv) > 6 else ""
+    ctx = Context(bench, courier_cli, python, http, curl)
+    ctx.available = set()
+    os.makedirs(WORK, exist_ok=True)
+    status, text, errors, _, _ = run_process([bench, "list", "all"])
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            ctx.available.add((parts[0], parts[1]))
+    if os.path.exists(courier_cli):
+        # The CLI counts as there once it knows --offline (before that main has only a stub).
+        _, usage_text, usage_errors, _, _ = run_process([courier_cli, "--help"], timeout=30)
+        if "--offline" in usage_text + usage_errors:
+            ctx.available.add(("cli", "courier"))
+    os.makedirs(WORK, exist_ok=True)
+    log = open(os.environ["BENCH_JSON"], "w") if os.environ.get("BENCH_JSON") else None
+    started = time.time()
+    summaries = []
+    try:
+        all_rows = workloads(ctx)
+        rows = [w for w in all_rows if selected in w.key]
+        needs_big = any(w.key in ("multipart-file", "upload", "download", "cli-offline", "cli-upload") for w in rows)
+        needs_server = any(w.key in ("upload", "download", "small-gets", "cli-upload") for w in rows)
+        if needs_big:
+            print(f"# making the {human(BIG)} file in {WORK}", flush=True)
+            ctx.make_big_file()
+        if needs_server:
+            ctx.start_server()
+            print(f"# test server at {ctx.server_url or '(not on main)'}, discarding sink at {ctx.sink_url}", flush=True)
+        for workload in rows:
+            print(f"# {workload.key}: {RUNS} pairs", flush=True)
+            if workload.missing:
+                summaries.append({"key": workload.key, "title": workload.title, "peer": workload.peer_name,
+                                  "unit": workload.unit, "target": workload.target, "status": "not run",
+                                  "missing": workload.missing, "errors": []})
+                continue
+            began = time.time()
+            courier_runs, peer_runs, errors = run_workload(workload, ctx, log)
+            summary = summarise(workload, courier_runs, peer_runs, errors)
+            summary["seconds"] = time.time() - began
+            summaries.append(summary)
+            for error in errors:
+                print(f"#   {error}", flush=True)
+    finally:
+        ctx.stop_server()
+    elapsed = time.time() - started
+    print()
+    print(f"Courier benchmarks — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
+          f"{memory_gib():.0f} GiB, {platform.platform()}, {RUNS} alternating pairs per row, {elapsed:.0f} s")
+    print(table(summaries))
+    if os.environ.get("BENCH_MARKDOWN"):
+        with open(os.environ["BENCH_MARKDOWN"], "w") as handle:
+            handle.write(table(summaries, markdown=True) + "\n")
+    failed = [s for s in summaries if s["status"] == "FAILED"]
+    return 1 if failed else 0
+
+
+def memory_gib():
+    with open("/proc/meminfo") as handle:
+        for line in handle:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / (1 << 20)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
