@@ -119,7 +119,7 @@ enum RandomTrees {
     }
 }
 
-@Suite struct QueryStringPropertyTests {
+@Suite struct QueryStringRoundTripTests {
     @Test(arguments: 0..<8)
     func randomTreesDecodeToTheSameFlattenedPairs(batch: Int) throws {
         for round in 0..<60 {
