@@ -7,10 +7,23 @@ public protocol ResponseSerializer: Sendable {
     /// What a successful serialization produces.
     associatedtype SerializedObject: Sendable
 
+    /// Checks the status code and content type without decoding the body.
+    ///
+    /// ``CompoundResponseSerializer`` asks each of its serializers in turn and lets the first
+    /// that does not throw decode the body. The default accepts everything.
+    /// - Throws: ``CourierError`` (`unacceptableStatusCode`, `unacceptableContentType`) with the
+    ///   response head and data attached.
+    func validate(request: Request, response: ResponseHead, data: Data) throws
+
     /// Validates `response` and `data` and decodes the body.
     /// - Throws: ``CourierError`` with the response head and data attached when the status,
     ///   the content type or the body is not acceptable.
     func serialize(request: Request, response: ResponseHead, data: Data) throws -> SerializedObject
+}
+
+extension ResponseSerializer {
+    /// Accepts every response; serializers that check status codes or content types replace it.
+    public func validate(request: Request, response: ResponseHead, data: Data) throws {}
 }
 
 /// A completed exchange: the request as finally sent, the response head, the body bytes, and the serialized value.
