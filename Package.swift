@@ -54,6 +54,9 @@ let package = Package(
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
@@ -75,6 +78,7 @@ let package = Package(
         .testTarget(
             name: "CourierCLITests",
             dependencies: [
+                "CourierCLI",
                 "CourierTestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -1,0 +1,131 @@
+import Foundation
+import NIOCore
+
+/// The temporary file a download streams into: written chunk by chunk with `write(2)`, so
+/// memory stays at one chunk whatever the size, then moved into place atomically.
+final class DownloadFile {
+    let url: URL
+    private var descriptor: Int32
+    private(set) var bytesWritten: Int64
+
+    /// Creates a new file in `directory`, or opens `partialFile` to append to it.
+    /// - Throws: ``CourierError`` `.downloadFailed`.
+    init(directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false) throws {
+        let url = partialFile ?? directory.appendingPathComponent("courier-\(UUID().uuidString).download")
+        let flags = partialFile == nil ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | (truncating ? O_TRUNC : 0))
+        let fd = open(url.path, flags | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.error("cannot open the download file", url: url) }
+        let end = lseek(fd, 0, SEEK_END)
+        guard end >= 0 else {
+            close(fd)
+            throw Self.error("cannot seek in the download file", url: url)
+        }
+        self.url = url
+        self.descriptor = fd
+        self.bytesWritten = Int64(end)
+    }
+
+    deinit { closeDescriptor() }
+
+    /// Appends `buffer` in full.
+    /// - Throws: ``CourierError`` `.downloadFailed` (disk full, I/O error).
+    func write(_ buffer: ByteBuffer) throws {
+        try buffer.withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.error("cannot write the download file", url: url)
+                }
+                offset += written
+            }
+        }
+        bytesWritten += Int64(buffer.readableBytes)
+    }
+
+    /// Closes the file; further writes are not allowed.
+    func closeDescriptor() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    /// Closes and deletes the file.
+    func discard() {
+        closeDescriptor()
+        unlink(url.path)
+    }
+
+    /// Moves the finished file to `destination`, atomically, never replacing an existing file
+    /// unless `options` has `.removePreviousFile`.
+    /// - Throws: ``CourierError`` `.downloadDestinationExists` or `.downloadFailed`; the
+    ///   temporary file is left for the caller to discard.
+    func move(to destination: URL, options: DownloadOptions) throws {
+        closeDescriptor()
+        guard destination.isFileURL else {
+            throw CourierError(
+                .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
+                offendingInput: destination.absoluteString)
+        }
+        let parent = destination.deletingLastPathComponent()
+        if options.contains(.createIntermediateDirectories) {
+            do {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            } catch {
+                throw CourierError(
+                    .downloadFailed, "cannot create the directory \(parent.path)", offendingInput: parent.path,
+                    underlyingError: error)
+            }
+        }
+        var source = url
+        // rename(2) and link(2) work within one file system only; copy next to the destination first.
+        if !Self.sameFileSystem(url, parent) {
+            let staged = parent.appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString)")
+            do {
+                try FileManager.default.copyItem(at: url, to: staged)
+            } catch {
+                throw CourierError(
+                    .downloadFailed, "cannot copy the download into \(parent.path)", offendingInput: destination.path,
+                    underlyingError: error)
+            }
+            source = staged
+        }
+        defer { if source != url { unlink(source.path) } }
+        if options.contains(.removePreviousFile) {
+            guard rename(source.path, destination.path) == 0 else {
+                throw Self.error("cannot move the download to \(destination.path)", url: destination)
+            }
+        } else {
+            // link(2) fails with EEXIST instead of replacing, so no existing file is overwritten.
+            if link(source.path, destination.path) != 0 {
+                if errno == EEXIST {
+                    throw CourierError(
+                        .downloadDestinationExists,
+                        "\(destination.path) already exists; pass .removePreviousFile to replace it",
+                        offendingInput: destination.path)
+                }
+                throw Self.error("cannot move the download to \(destination.path)", url: destination)
+            }
+            unlink(source.path)
+        }
+        if source == url { return }
+        unlink(url.path)
+    }
+
+    private static func sameFileSystem(_ file: URL, _ directory: URL) -> Bool {
+        var a = stat()
+        var b = stat()
+        guard stat(file.path, &a) == 0, stat(directory.path, &b) == 0 else { return true }
+        return a.st_dev == b.st_dev
+    }
+
+    private static func error(_ what: String, url: URL) -> CourierError {
+        let code = errno
+        return CourierError(
+            .downloadFailed, "\(what) \(url.path): \(String(cString: strerror(code)))", offendingInput: url.path,
+            underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+    }
+}

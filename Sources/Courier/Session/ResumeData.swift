@@ -1,0 +1,90 @@
+import Foundation
+
+/// What is needed to continue a cancelled download: the URL, the bytes already on disk,
+/// the validator (ETag or Last-Modified) and the partial file.
+///
+/// Resuming sends `Range: bytes=N-` with `If-Range: <validator>`. A `206` whose
+/// `Content-Range` starts at N is appended to the partial file; a `200` (the server ignored the
+/// range, or the resource changed) starts the file over. Resume data exists only when the
+/// server sent a validator, since without one a range could splice two versions together.
+public struct ResumeData: Sendable, Hashable, Codable {
+    /// The URL that produced the partial file (after redirects).
+    public var url: URL
+    /// Bytes in the partial file.
+    public var bytesWritten: Int64
+    /// The response's `ETag`, preferred as the `If-Range` validator.
+    public var entityTag: String?
+    /// The response's `Last-Modified`, used when there is no strong ETag.
+    public var lastModified: String?
+    /// The partial file's path.
+    public var partialFileURL: URL
+
+    /// Makes resume data.
+    public init(url: URL, bytesWritten: Int64, entityTag: String?, lastModified: String?, partialFileURL: URL) {
+        self.url = url
+        self.bytesWritten = bytesWritten
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+        self.partialFileURL = partialFileURL
+    }
+
+    /// The resume data as bytes (JSON), to store and pass back to ``init(data:)``.
+    /// - Throws: ``CourierError`` `.invalidResumeData` if encoding fails.
+    public func encoded() throws -> Data {
+        do {
+            return try JSONEncoder().encode(self)
+        } catch {
+            throw CourierError(.invalidResumeData, "cannot encode resume data", underlyingError: error)
+        }
+    }
+
+    /// Decodes resume data made by ``encoded()``.
+    /// - Throws: ``CourierError`` `.invalidResumeData` for bytes that are not resume data.
+    public init(data: Data) throws {
+        do {
+            self = try JSONDecoder().decode(ResumeData.self, from: data)
+        } catch {
+            throw CourierError(
+                .invalidResumeData, "the \(data.count) bytes given are not Courier resume data", underlyingError: error)
+        }
+    }
+
+    /// The `If-Range` value: a strong ETag, else Last-Modified (RFC 9110 §13.1.5 forbids weak tags there).
+    var ifRangeValidator: String? {
+        if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
+        return lastModified
+    }
+
+    /// How a response to a resumed request is written.
+    enum Continuation: Equatable {
+        /// Append to the partial file from `bytesWritten`.
+        case append
+        /// Truncate the partial file and write the whole body.
+        case restart
+    }
+
+    /// Decides from the response head whether the body continues the partial file.
+    /// - Throws: ``CourierError`` `.invalidResumeData` when a 206 covers a different range.
+    func continuation(for response: ResponseHead) throws -> Continuation {
+        guard response.statusCode == 206 else { return .restart }
+        guard let contentRange = response.value(forHTTPHeaderField: "Content-Range"),
+            let start = Self.rangeStart(contentRange), start == bytesWritten
+        else {
+            let value = response.value(forHTTPHeaderField: "Content-Range") ?? "(none)"
+            throw CourierError(
+                .invalidResumeData,
+                "asked \(url.absoluteString) for bytes from \(bytesWritten), but the server answered Content-Range: \(value)",
+                offendingInput: value, response: response)
+        }
+        return .append
+    }
+
+    /// The first byte position of `bytes first-last/total`.
+    static func rangeStart(_ value: String) -> Int64? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        return Int64(spec[..<dash])
+    }
+}

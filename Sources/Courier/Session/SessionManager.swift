@@ -1,0 +1,226 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Creates and runs data, upload and download tasks over a ``Transport`` (AFURLSessionManager).
+///
+/// The manager follows redirects itself (``RedirectPolicy``), retries through its
+/// ``RequestInterceptor``, reports progress, calls its ``SessionHooks`` and event monitors,
+/// and caps buffered bodies. It owns the transport it creates; call ``shutdown()`` when done.
+public final class SessionManager: Sendable {
+    /// Settings that apply to every task of a manager.
+    public struct Configuration: Sendable {
+        /// How redirects are followed, and how many.
+        public var redirectPolicy = RedirectPolicy()
+        /// The most bytes a data or upload task keeps in memory; more is `.responseTooLarge`
+        /// (use a download task for big bodies). Default 64 MiB.
+        public var maximumBufferedResponseSize: Int = 64 << 20
+        /// Where downloads are written while in flight. Default: the system temporary directory.
+        public var temporaryDirectory: URL = FileManager.default.temporaryDirectory
+        /// Waits out retry delays; inject one that does not sleep in tests.
+        public var sleeper: RetrySleeper = { try await Task.sleep(for: $0) }
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The transport that sends requests.
+    public let transport: any Transport
+    /// The manager's settings.
+    public let configuration: Configuration
+    /// Adapts requests and decides retries; nil for neither.
+    public let interceptor: (any RequestInterceptor)?
+    /// Observers of task events.
+    public let eventMonitors: [any EventMonitor]
+
+    private let ownsTransport: Bool
+    private let state: NIOLockedValueBox<State>
+
+    private struct State {
+        var nextIdentifier = 1
+        var tasks: [Int: SessionTask] = [:]
+        var hooks = SessionHooks()
+    }
+
+    /// Makes a manager. With no `transport`, it creates an ``AsyncHTTPClientTransport`` and
+    /// shuts it down in ``shutdown()``; a given transport stays the caller's to shut down.
+    public init(
+        configuration: Configuration = Configuration(),
+        transport: (any Transport)? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = []
+    ) {
+        self.configuration = configuration
+        self.transport = transport ?? AsyncHTTPClientTransport()
+        self.ownsTransport = transport == nil
+        self.interceptor = interceptor
+        self.eventMonitors = eventMonitors
+        self.state = NIOLockedValueBox(State())
+    }
+
+    /// The session's hooks; a task reads them as it needs them, so set them before resuming tasks.
+    public var hooks: SessionHooks {
+        get { state.withLockedValue { $0.hooks } }
+        set { state.withLockedValue { $0.hooks = newValue } }
+    }
+
+    /// Tasks created and not yet completed.
+    public var tasks: [SessionTask] {
+        state.withLockedValue { Array($0.tasks.values) }.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// Cancels every unfinished task and, if the manager created its transport, shuts it down.
+    /// - Throws: ``CourierError`` `.transportFailed` when the transport does not shut down cleanly.
+    public func shutdown() async throws {
+        let pending = state.withLockedValue { Array($0.tasks.values) }
+        for task in pending { task.cancel() }
+        for task in pending { _ = await task.outcome() }
+        if ownsTransport { try await transport.shutdown() }
+    }
+
+    // MARK: Task handles (start suspended; call resume())
+
+    /// A task that sends `request` (with its body, if any) and keeps the response body in memory.
+    public func dataTask(
+        with request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) -> SessionTask {
+        makeTask(kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+    }
+
+    /// A task that uploads `data` as the body of `request`.
+    public func uploadTask(
+        with request: Request, from data: Data, progress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil
+    ) -> SessionTask {
+        var request = request
+        request.body = .data(data)
+        return makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress)
+    }
+
+    /// A task that uploads the file at `fileURL` as the body of `request`, streamed from disk.
+    /// - Throws: ``CourierError`` `.invalidFile` when the file cannot be read.
+    public func uploadTask(
+        with request: Request, fromFile fileURL: URL, progress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil
+    ) throws -> SessionTask {
+        var request = request
+        request.body = try .file(fileURL)
+        return makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress)
+    }
+
+    /// A task that uploads the body `request` already has (a multipart form, a stream).
+    public func uploadTask(
+        withStreamedRequest request: Request, progress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil
+    ) -> SessionTask {
+        makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress)
+    }
+
+    /// A task that streams the response body to a temporary file in constant memory, then moves
+    /// it to where `destination` says, atomically; an existing file is replaced only with
+    /// `.removePreviousFile`. A cancelled or failed download leaves no file at the destination.
+    public func downloadTask(
+        with request: Request, options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        destination: @escaping DownloadDestination
+    ) -> SessionTask {
+        makeTask(
+            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress,
+            download: .init(options: options, destination: destination, resumeData: nil))
+    }
+
+    /// A task that continues a cancelled download from its ``ResumeData``.
+    public func downloadTask(
+        withResumeData resumeData: ResumeData, options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        destination: @escaping DownloadDestination
+    ) -> SessionTask {
+        makeTask(
+            kind: .download, request: Request(url: resumeData.url), uploadProgress: nil, downloadProgress: progress,
+            download: .init(options: options, destination: destination, resumeData: resumeData))
+    }
+
+    // MARK: Async forms (cancelling the calling Swift task cancels the request)
+
+    /// Sends `request` and returns the response with its body in memory.
+    /// - Throws: ``CourierError`` from the transport, redirects, the cap, or cancellation.
+    public func data(
+        for request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) async throws -> SessionResponse {
+        let task = dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        task.resume()
+        return try await task.response()
+    }
+
+    /// Sends `request` and runs `serializer` on the response.
+    /// - Throws: ``CourierError`` from the exchange, or the serializer's error.
+    public func data<Serializer: ResponseSerializer>(
+        for request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<Serializer.SerializedObject> {
+        let response = try await data(
+            for: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        let value = try serializer.serialize(request: response.request, response: response.response, data: response.data)
+        return DataResponse(request: response.request, response: response.response, data: response.data, value: value)
+    }
+
+    /// Uploads `data` as the body of `request`.
+    /// - Throws: ``CourierError`` as ``data(for:uploadProgress:downloadProgress:)``.
+    public func upload(_ data: Data, with request: Request, progress: ProgressHandler? = nil) async throws
+        -> SessionResponse
+    {
+        let task = uploadTask(with: request, from: data, progress: progress)
+        task.resume()
+        return try await task.response()
+    }
+
+    /// Uploads the file at `fileURL` as the body of `request`.
+    /// - Throws: ``CourierError`` `.invalidFile`, or as ``data(for:uploadProgress:downloadProgress:)``.
+    public func upload(fileURL: URL, with request: Request, progress: ProgressHandler? = nil) async throws
+        -> SessionResponse
+    {
+        let task = try uploadTask(with: request, fromFile: fileURL, progress: progress)
+        task.resume()
+        return try await task.response()
+    }
+
+    /// Downloads to `destination`; the response's ``SessionResponse/fileURL`` says where the file is.
+    /// - Throws: ``CourierError`` from the exchange, `.downloadDestinationExists`, `.downloadFailed`.
+    public func download(
+        _ request: Request, options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        destination: @escaping DownloadDestination
+    ) async throws -> SessionResponse {
+        let task = downloadTask(with: request, options: options, progress: progress, destination: destination)
+        task.resume()
+        return try await task.response()
+    }
+
+    /// Continues a download from resume data.
+    /// - Throws: as ``download(_:options:progress:destination:)``, and `.invalidResumeData`.
+    public func download(
+        resumingWith resumeData: ResumeData, options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        destination: @escaping DownloadDestination
+    ) async throws -> SessionResponse {
+        let task = downloadTask(
+            withResumeData: resumeData, options: options, progress: progress, destination: destination)
+        task.resume()
+        return try await task.response()
+    }
+
+    // MARK: Internals
+
+    private func makeTask(
+        kind: SessionTask.Kind, request: Request, uploadProgress: ProgressHandler?,
+        downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil
+    ) -> SessionTask {
+        state.withLockedValue { state in
+            let task = SessionTask(
+                identifier: state.nextIdentifier, kind: kind, request: request, manager: self,
+                uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download)
+            state.nextIdentifier += 1
+            state.tasks[task.identifier] = task
+            return task
+        }
+    }
+
+    func taskDidComplete(_ task: SessionTask) {
+        _ = state.withLockedValue { $0.tasks.removeValue(forKey: task.identifier) }
+    }
+}

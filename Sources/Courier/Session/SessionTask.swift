@@ -1,0 +1,251 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A handle on one transfer, as URLSessionTask: an identifier, a state, progress, and control.
+///
+/// Tasks start suspended; ``resume()`` starts them. ``suspend()`` pauses a running transfer
+/// before its next body chunk (the server is then held back by TCP flow control), ``cancel()``
+/// stops it, and ``response()`` waits for the outcome. All members are safe to call from any task.
+public final class SessionTask: Sendable, CustomStringConvertible {
+    /// What the task does with the response body.
+    public enum Kind: Sendable, Hashable {
+        /// Body kept in memory (capped).
+        case data
+        /// A request body is sent; the response body is kept in memory.
+        case upload
+        /// Body streamed to a file, then moved to its destination.
+        case download
+    }
+
+    /// Where a task is in its life.
+    public enum State: Sendable, Hashable {
+        /// Not started yet, or paused.
+        case suspended
+        /// Transferring.
+        case running
+        /// A cancel was requested and the transfer is unwinding.
+        case canceling
+        /// Finished, with a response or an error.
+        case completed
+    }
+
+    /// Unique within its session manager, increasing in creation order.
+    public let identifier: Int
+    /// The task's kind.
+    public let kind: Kind
+    /// The request as given, before redirects and adapters.
+    public let originalRequest: Request
+
+    let manager: SessionManager
+    let uploadProgressHandler: ProgressHandler?
+    let downloadProgressHandler: ProgressHandler?
+    let download: DownloadParameters?
+
+    struct DownloadParameters: Sendable {
+        var options: DownloadOptions
+        var destination: DownloadDestination
+        var resumeData: ResumeData?
+    }
+
+    struct Inner {
+        var machine = TaskStateMachine()
+        var currentRequest: Request
+        var response: ResponseHead?
+        var uploadProgress = ProgressTracker()
+        var downloadProgress = ProgressTracker()
+        var result: Result<SessionResponse, CourierError>?
+        var resultWaiters: [CheckedContinuation<Result<SessionResponse, CourierError>, Never>] = []
+        var gateWaiters: [CheckedContinuation<Void, Never>] = []
+        var work: Task<Void, Never>?
+        var wantsResumeData = false
+        var resumeData: ResumeData?
+    }
+
+    let inner: NIOLockedValueBox<Inner>
+
+    init(
+        identifier: Int, kind: Kind, request: Request, manager: SessionManager,
+        uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?, download: DownloadParameters?
+    ) {
+        self.identifier = identifier
+        self.kind = kind
+        self.originalRequest = request
+        self.manager = manager
+        self.uploadProgressHandler = uploadProgress
+        self.downloadProgressHandler = downloadProgress
+        self.download = download
+        self.inner = NIOLockedValueBox(Inner(currentRequest: request))
+    }
+
+    public var description: String { "SessionTask #\(identifier) (\(kind)) \(originalRequest.method) \(originalRequest.url.absoluteString)" }
+
+    /// The task's state now.
+    public var state: State {
+        switch inner.withLockedValue({ $0.machine.state }) {
+        case .suspended: return .suspended
+        case .running: return .running
+        case .canceling: return .canceling
+        case .completed: return .completed
+        }
+    }
+
+    /// The request being sent now (after redirects, adapters and resume headers).
+    public var currentRequest: Request { inner.withLockedValue { $0.currentRequest } }
+    /// The final response head, once it has arrived.
+    public var response: ResponseHead? { inner.withLockedValue { $0.response } }
+    /// Upload progress so far.
+    public var uploadProgress: TransferProgress { inner.withLockedValue { $0.uploadProgress.current } }
+    /// Download progress so far.
+    public var downloadProgress: TransferProgress { inner.withLockedValue { $0.downloadProgress.current } }
+
+    /// Starts the task, or continues it after ``suspend()``. Does nothing once it is canceling or completed.
+    public func resume() {
+        let action = inner.withLockedValue { inner -> TaskStateMachine.ResumeAction in
+            let action = inner.machine.resume()
+            switch action {
+            case .start:
+                inner.work = Task { await self.run() }
+            case .openGate:
+                let waiters = inner.gateWaiters
+                inner.gateWaiters = []
+                for waiter in waiters { waiter.resume() }
+            case .none:
+                break
+            }
+            return action
+        }
+        if action != .none { for monitor in manager.eventMonitors { monitor.taskDidResume(self) } }
+    }
+
+    /// Pauses a running task before its next body chunk; ``resume()`` continues it.
+    public func suspend() {
+        let action = inner.withLockedValue { $0.machine.suspend() }
+        if action == .closeGate { for monitor in manager.eventMonitors { monitor.taskDidSuspend(self) } }
+    }
+
+    /// Cancels the task; it completes with `.cancelled`, and a download leaves no file behind.
+    public func cancel() {
+        cancel(keepingPartialFile: false)
+    }
+
+    /// Cancels a download and returns what is needed to continue it later, or nil when the
+    /// task is not a download, had no bytes yet, the server sent no ETag/Last-Modified, or it
+    /// already completed. Waits until the transfer has unwound.
+    @discardableResult
+    public func cancel(producingResumeData: Bool) async -> ResumeData? {
+        cancel(keepingPartialFile: producingResumeData && download != nil)
+        _ = await outcome()
+        return inner.withLockedValue { $0.resumeData }
+    }
+
+    /// Waits for the outcome; cancelling the waiting Swift task cancels this task.
+    /// - Throws: the task's ``CourierError``.
+    public func response() async throws -> SessionResponse {
+        try await withTaskCancellationHandler {
+            try await outcome().get()
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    func outcome() async -> Result<SessionResponse, CourierError> {
+        await withCheckedContinuation { continuation in
+            let ready = inner.withLockedValue { inner -> Result<SessionResponse, CourierError>? in
+                if let result = inner.result { return result }
+                inner.resultWaiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func cancel(keepingPartialFile: Bool) {
+        let action = inner.withLockedValue { inner -> TaskStateMachine.CancelAction in
+            let action = inner.machine.cancel()
+            if action == .cancelTransfer {
+                inner.wantsResumeData = keepingPartialFile
+                inner.work?.cancel()
+                // A paused reader must wake to see the cancellation.
+                let waiters = inner.gateWaiters
+                inner.gateWaiters = []
+                for waiter in waiters { waiter.resume() }
+            }
+            return action
+        }
+        if action == .completeWithoutTransfer {
+            deliver(.failure(cancelledError()), checkedAgainstMachine: false)
+        }
+    }
+
+    func cancelledError() -> CourierError {
+        CourierError(
+            .cancelled, "the request to \(originalRequest.url.absoluteString) was cancelled",
+            offendingInput: originalRequest.url.absoluteString)
+    }
+
+    /// Waits while the task is paused; throws `.cancelled` once it is cancelled.
+    func waitWhileSuspended() async throws {
+        if inner.withLockedValue({ $0.machine.isPaused }) {
+            await withCheckedContinuation { continuation in
+                let waits = inner.withLockedValue { inner -> Bool in
+                    guard inner.machine.isPaused else { return false }
+                    inner.gateWaiters.append(continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        }
+        if Task.isCancelled || inner.withLockedValue({ $0.machine.state == .canceling }) {
+            throw cancelledError()
+        }
+    }
+
+    func finish(_ result: Result<SessionResponse, CourierError>) {
+        deliver(result, checkedAgainstMachine: true)
+    }
+
+    private func deliver(_ result: Result<SessionResponse, CourierError>, checkedAgainstMachine: Bool) {
+        let delivered = inner.withLockedValue { inner -> (Result<SessionResponse, CourierError>, [CheckedContinuation<Result<SessionResponse, CourierError>, Never>])? in
+            var outcome = result
+            if checkedAgainstMachine {
+                var isCancellation = false
+                if case .failure(let error) = result, error.code == .cancelled { isCancellation = true }
+                switch inner.machine.complete(outcomeIsCancellation: isCancellation) {
+                case .ignore: return nil
+                case .deliver: break
+                case .deliverCancelled: outcome = .failure(cancelledError())
+                }
+            }
+            inner.result = outcome
+            inner.work = nil
+            let waiters = inner.resultWaiters
+            inner.resultWaiters = []
+            return (outcome, waiters)
+        }
+        guard let (outcome, waiters) = delivered else { return }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+        manager.hooks.didComplete?(self, outcome)
+        for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
+        manager.taskDidComplete(self)
+    }
+
+    func reportUpload(completed: Int64, total: Int64?) {
+        let report = inner.withLockedValue { $0.uploadProgress.advance(completed: completed, total: total) }
+        if let report { uploadProgressHandler?(report) }
+    }
+
+    func finishUpload() {
+        let report = inner.withLockedValue { $0.uploadProgress.finish() }
+        if let report { uploadProgressHandler?(report) }
+    }
+
+    func reportDownload(completed: Int64, total: Int64?) {
+        let report = inner.withLockedValue { $0.downloadProgress.advance(completed: completed, total: total) }
+        if let report { downloadProgressHandler?(report) }
+    }
+
+    func finishDownload() {
+        let report = inner.withLockedValue { $0.downloadProgress.finish() }
+        if let report { downloadProgressHandler?(report) }
+    }
+}

@@ -1,0 +1,48 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOSSL
+
+extension AsyncHTTPClientTransport {
+    /// How the transport connects: pool size, deadlines, HTTP versions, proxy, TLS, decompression.
+    ///
+    /// Defaults fail early rather than wait forever: a 10 s connect timeout, a 60 s read
+    /// timeout (no byte for that long) and no whole-request deadline unless a request sets
+    /// ``Request/timeoutInterval`` or ``requestTimeout`` is given.
+    public struct Configuration: Sendable {
+        /// HTTP/1.1 connections kept per host (AsyncHTTPClient's soft limit); HTTP/2 multiplexes instead.
+        public var maximumConnectionsPerHost: Int = 8
+        /// How long idle keep-alive connections stay in the pool.
+        public var idleTimeout: TimeAmount = .seconds(60)
+        /// Deadline for making a connection (TCP, and TLS when used).
+        public var connectTimeout: TimeAmount? = .seconds(10)
+        /// Longest wait for the next byte of a response.
+        public var readTimeout: TimeAmount? = .seconds(60)
+        /// Deadline for a whole exchange when the request sets none; nil means none.
+        public var requestTimeout: TimeAmount?
+        /// HTTP/2 where the server offers it over TLS (ALPN), else HTTP/1.1; false forces HTTP/1.1.
+        public var allowsHTTP2: Bool = true
+        /// A forward proxy for every request, or nil.
+        public var proxy: HTTPClient.Configuration.Proxy?
+        /// TLS settings (trust roots, pinning verification, client certificates); nil uses the defaults.
+        public var tlsConfiguration: TLSConfiguration?
+        /// Decompress gzip and deflate response bodies; off by default, as bodies are then passed on unchanged.
+        public var decompressesResponses: Bool = false
+
+        /// The default configuration.
+        public init() {}
+
+        func makeClientConfiguration() -> HTTPClient.Configuration {
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tlsConfiguration,
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: connectTimeout, read: readTimeout),
+                connectionPool: .init(
+                    idleTimeout: idleTimeout,
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
+                proxy: proxy,
+                decompression: decompressesResponses ? .enabled(limit: .none) : .disabled)
+            configuration.httpVersion = allowsHTTP2 ? .automatic : .http1Only
+            return configuration
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The default ``Transport``: AsyncHTTPClient 1.37, with its own redirect following turned off.
+///
+/// Owns its `HTTPClient`; call ``shutdown()`` once done. A body whose length is known goes out
+/// with `Content-Length` (multipart forms and files always are), and chunked only when the
+/// length is unknown. Bodies stream in the chunks that ``RequestBody/makeChunks()`` produces
+/// (files in 1 MiB reads), so memory stays bounded by a few chunks whatever the body size.
+public final class AsyncHTTPClientTransport: Transport {
+    /// The configuration this transport was made with.
+    public let configuration: Configuration
+    private let client: HTTPClient
+
+    /// Makes a transport with its own `HTTPClient` on the shared NIO event loop group.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.client = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            configuration: configuration.makeClientConfiguration())
+    }
+
+    /// Closes all connections; requests still running fail with `.cancelled` or `.transportFailed`.
+    /// - Throws: ``CourierError`` `.transportFailed` when AsyncHTTPClient reports an unclean shutdown.
+    public func shutdown() async throws {
+        do {
+            try await client.shutdown()
+        } catch let error as HTTPClientError where error == .alreadyShutdown {
+            return
+        } catch {
+            throw CourierError(.transportFailed, "the HTTP client did not shut down cleanly", underlyingError: error)
+        }
+    }
+
+    /// Sends `request`; see ``Transport/send(_:uploadProgress:)``.
+    /// - Throws: ``CourierError`` as the protocol describes.
+    public func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) async throws
+        -> TransportResponse
+    {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers = Self.headers(from: request.headerFields)
+        outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
+
+        let deadline: NIODeadline
+        if let interval = request.timeoutInterval {
+            deadline = .now() + .nanoseconds(Int64(max(0, interval) * 1_000_000_000))
+        } else if let timeout = configuration.requestTimeout {
+            deadline = .now() + timeout
+        } else {
+            deadline = .distantFuture
+        }
+
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, deadline: deadline)
+        } catch {
+            throw Self.courierError(from: error, url: request.url)
+        }
+        let head = ResponseHead(
+            status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+            headerFields: Self.fields(from: response.headers),
+            url: request.url)
+        let url = request.url
+        let body = response.body
+        return TransportResponse(
+            head: head,
+            body: BodyChunks(makeNext: {
+                var iterator = body.makeAsyncIterator()
+                return {
+                    do {
+                        return try await iterator.next()
+                    } catch {
+                        throw Self.courierError(from: error, url: url)
+                    }
+                }
+            }))
+    }
+
+    private static func body(
+        for request: Request, method: HTTPMethod, uploadProgress: (@Sendable (Int64) -> Void)?
+    ) throws -> HTTPClientRequest.Body? {
+        let body = request.body
+        if body.isEmpty {
+            // A POST, PUT or PATCH without a body still says so with Content-Length: 0.
+            switch method {
+            case .post, .put, .patch: return .bytes(ByteBuffer())
+            default: return nil
+            }
+        }
+        let length: HTTPClientRequest.Body.Length = body.contentLength.map { .known($0) } ?? .unknown
+        if uploadProgress == nil, let bytes = body.bufferedBytes {
+            return .bytes(bytes)
+        }
+        let chunks = try body.makeChunks()
+        guard let uploadProgress else { return .stream(chunks, length: length) }
+        return .stream(UploadProgressChunks(base: chunks, report: uploadProgress), length: length)
+    }
+
+    /// Headers that the body decides are left to AsyncHTTPClient, which derives them from the body's length.
+    private static func headers(from fields: HTTPFields) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(fields.count)
+        for field in fields where field.name != .contentLength && field.name != .transferEncoding {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        return headers
+    }
+
+    private static func fields(from headers: HTTPHeaders) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        return fields
+    }
+
+    /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes, keeping the original.
+    static func courierError(from error: any Error, url: URL) -> CourierError {
+        if let error = error as? CourierError { return error }
+        let target = url.absoluteString
+        if error is CancellationError {
+            return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
+        }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .cancelled, .requestStreamCancelled:
+                return CourierError(
+                    .cancelled, "the request to \(target) was cancelled", offendingInput: target, underlyingError: error)
+            case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
+                .httpProxyHandshakeTimeout, .socksHandshakeTimeout, .getConnectionFromPoolTimeout:
+                return CourierError(
+                    .timedOut, "the request to \(target) timed out (\(error.shortDescription))", offendingInput: target,
+                    underlyingError: error)
+            case .remoteConnectionClosed:
+                return CourierError(
+                    .connectionFailed, "the server closed the connection to \(target) before the response was complete",
+                    offendingInput: target, underlyingError: error)
+            case .bodyLengthMismatch:
+                return CourierError(
+                    .bodyLengthMismatch, "the body sent to \(target) did not match its declared length",
+                    offendingInput: target, underlyingError: error)
+            default:
+                return CourierError(
+                    .transportFailed, "the request to \(target) failed: \(error.shortDescription)",
+                    offendingInput: target, underlyingError: error)
+            }
+        }
+        if error is NIOConnectionError || error is IOError || error is ChannelError {
+            return CourierError(
+                .connectionFailed, "cannot connect to \(target) or the connection broke: \(error)",
+                offendingInput: target, underlyingError: error)
+        }
+        return CourierError(
+            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
+            underlyingError: error)
+    }
+}
