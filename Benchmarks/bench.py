@@ -587,7 +587,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run_workload(workload, ctx, log):
-    courier_runs, peer_runs, errors = [], [], []
+    """Runs the row's checks, then its timed pairs; returns the runs and every failure seen.
+
+    A failed check does not stop the timed runs (the numbers still show), but fails the row.
+    """
+    courier_runs, peer_runs, errors, check_errors = [], [], [], []
     for name, factory in workload.verify:
         try:
             run = factory()
@@ -596,9 +600,7 @@ def run_workload(workload, ctx, log):
             outcome = str(failure)
         print(f"#   check {name}: {outcome}", flush=True)
         if outcome != "ok":
-            errors.append(f"check {name}: {outcome}")
-    if errors:
-        return courier_runs, peer_runs, errors
+            check_errors.append(f"check {name}: {outcome}")
     if workload.key in ("upload", "cli-upload") and not workload.verify:
         print("#   no sha256 check: CourierTestServer is not on main (byte counts are still checked)", flush=True)
     for index in range(RUNS):
@@ -613,13 +615,14 @@ def run_workload(workload, ctx, log):
                 if log:
                     log.write(json.dumps({"workload": workload.key, "side": side, "run": index + 1,
                                           "seconds": run.seconds, "wall": run.wall, "rss_kib": run.rss_kib,
-                                          "score": run.score, "ok": run.ok, "detail": run.detail}) + "\n")
+                                          "score": run.score, "allocations_per_op": run.allocations,
+                                          "ok": run.ok, "detail": run.detail}) + "\n")
                     log.flush()
                 if not run.ok:
                     errors.append(f"{side} run {index + 1}: {run.detail}")
         if errors and index == 0:
             break  # a broken first pair will not mend itself; do not spend minutes on it
-    return courier_runs, peer_runs, errors
+    return courier_runs, peer_runs, check_errors + errors
 
 
 def summarise(workload, courier_runs, peer_runs, errors):
@@ -627,8 +630,8 @@ def summarise(workload, courier_runs, peer_runs, errors):
     c, p = good(courier_runs), good(peer_runs)
     summary = {"key": workload.key, "title": workload.title, "peer": workload.peer_name, "unit": workload.unit,
                "target": workload.target, "runs": min(len(c), len(p)), "errors": errors}
-    if not c or not p or errors:
-        summary["status"] = "FAILED" if courier_runs or peer_runs else "not run"
+    if not c or not p:
+        summary["status"] = "FAILED" if courier_runs or peer_runs or errors else "not run"
         return summary
     scale = 1e9 if workload.unit == "GB/s" else 1.0
     pairs = [a.score / b.score for a, b in zip(c, p)]
@@ -645,6 +648,8 @@ def summarise(workload, courier_runs, peer_runs, errors):
     met, why = workload.judge(summary)
     summary["met"], summary["why"] = met, why
     summary["status"] = "met" if met else ("reported" if met is None else "MISSED")
+    if errors:
+        summary["status"], summary["why"] = "FAILED", "; ".join(errors)[:300]
     return summary
 
 
