@@ -155,6 +155,10 @@ def swift_run(argv, metric, check=None, timeout=600):
         problem = check(report)
         if problem:
             ok, detail = False, problem
+    # A process that reports its own VmHWM is measured by it: read right after the measured
+    # section, it leaves out what printing the report costs (GNU time's %M includes that).
+    if isinstance(report.get("vmhwm_kib"), int) and report["vmhwm_kib"] > 0:
+        rss = report["vmhwm_kib"]
     allocations = report.get("allocations")
     if allocations is not None:
         allocations = allocations / max(1, report.get("ops", 1))
@@ -463,8 +467,9 @@ def workloads(ctx: Context):
         "upload", f"Upload, {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
         courier_upload(sink), curl_upload(sink),
         "≥ 1.5× curl, RSS ≤ 64 MiB (issue 4)", absolute_or_ratio(minimum_ratio=1.5, max_rss_mib=64),
-        missing=missing("upload") or no_server,
-        verify=[("courier sha256 at /upload", courier_upload(server)), ("curl sha256 at /upload", curl_upload(server))]))
+        missing=missing("upload"),
+        verify=[("courier sha256 at /upload", courier_upload(server)), ("curl sha256 at /upload", curl_upload(server))]
+        if not no_server else []))
     rows.append(Workload(
         "download", f"Download, {human(BIG)} to a file", "curl -o", "GB/s",
         courier_download, curl_download,
@@ -472,13 +477,15 @@ def workloads(ctx: Context):
         missing=missing("download") or no_server))
     get_base = lambda: ctx.server_url or ctx.sink_url
     rows.append(Workload(
-        "small-gets", "10,000 small GETs (/get), concurrency 16, keep-alive", "raw AsyncHTTPClient", "ops/s",
+        "small-gets", "10,000 small GETs, concurrency 16, keep-alive"
+        + (" (test server /get)" if not no_server else " (discarding sink: test server not on main)"),
+        "raw AsyncHTTPClient", "ops/s",
         lambda: swift_run([b, "small-gets", "courier", "--url", get_base(), "--requests", scaled(10000),
                            "--concurrency", "16"], per_second("ops")),
         lambda: swift_run([b, "small-gets", "ahc", "--url", get_base(), "--requests", scaled(10000),
                            "--concurrency", "16"], per_second("ops")),
         "≥ 0.9× AsyncHTTPClient (issue 4)", absolute_or_ratio(minimum_ratio=0.9),
-        missing=missing("small-gets") or no_server))
+        missing=missing("small-gets")))
 
     # Issue 5: the CLI, as whole processes, timed by the wall clock (start-up included).
     def offline(tool):
@@ -544,8 +551,8 @@ def workloads(ctx: Context):
     rows.append(Workload(
         "cli-upload", f"CLI, upload {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
         cli_upload("courier", sink), cli_upload("curl", sink),
-        "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli") or no_server,
-        verify=[("courier sha256 at /upload", cli_upload("courier", server))]))
+        "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli"),
+        verify=[("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else []))
     return rows
 
 
@@ -588,6 +595,8 @@ def run_workload(workload, ctx, log):
             errors.append(f"check {name}: {outcome}")
     if errors:
         return courier_runs, peer_runs, errors
+    if workload.key in ("upload", "cli-upload") and not workload.verify:
+        print("#   no sha256 check: CourierTestServer is not on main (byte counts are still checked)", flush=True)
     for index in range(RUNS):
         for side, factory, runs in (("courier", workload.courier, courier_runs), ("peer", workload.peer, peer_runs)):
             try:
