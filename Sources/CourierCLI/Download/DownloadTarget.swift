@@ -42,7 +42,9 @@ struct DownloadTarget: Sendable {
                         contentType: head.value(forHTTPHeaderField: "Content-Type")),
                     in: directory)
                 // moveItem fails rather than replace a file that appeared meanwhile.
-                try manager.moveItem(at: file, to: directory.appendingPathComponent(name))
+                let destination = directory.appendingPathComponent(name)
+                try manager.moveItem(at: file, to: destination)
+                Self.makeReadable(destination.path)
                 return name
             }
             if head.statusCode == 206, let resumeOffset, resumeOffset > 0 {
@@ -52,12 +54,18 @@ struct DownloadTarget: Sendable {
             }
             if manager.fileExists(atPath: outputPath) { try manager.removeItem(atPath: outputPath) }
             try manager.moveItem(at: file, to: URL(fileURLWithPath: outputPath))
+            Self.makeReadable(outputPath)
             return outputPath
         } catch let error as CLIError {
             throw error
         } catch {
             throw CLIError.failure("cannot save the download: \(error.localizedDescription)")
         }
+    }
+
+    /// The session's temporary files are private (0600); a saved download gets the usual 0644.
+    private static func makeReadable(_ path: String) {
+        try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
     }
 
     /// A 206 must continue exactly where the file ends.
