@@ -709,7 +709,7 @@ def main():
             ctx.available.add((parts[0], parts[1]))
     if os.path.exists(courier_cli):
         # The CLI counts as there once it knows --offline (before that main has only a stub).
-        _, usage_text, usage_errors, _, _ = run_process([courier_cli, "--help"], timeout=30)
+        _, usage_text, usage_errors, _, _ = run_process([courier_cli, "request", "--help"], timeout=30)
         if "--offline" in usage_text + usage_errors:
             ctx.available.add(("cli", "courier"))
     os.makedirs(WORK, exist_ok=True)
