@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -198,6 +199,8 @@ class Context:
         self.server_url = None   # Courier's TestServer, when it is on main
         self.sink_url = None     # the discarding sink the timed uploads go to
         self.server = None
+        self.httpbin = None      # real httpbin under gunicorn, for the CLI's interop check
+        self.httpbin_url = None
         self.big_path = os.path.join(WORK, "big.bin")
         self.big_sha256 = None
         self.download_sha256 = None
@@ -255,14 +258,39 @@ class Context:
         raise Failed("the servers did not report their ports within 30 s")
 
     def stop_server(self):
-        if self.server and self.server.poll() is None:
-            self.server.send_signal(signal.SIGTERM)
+        for process in (self.server, self.httpbin):
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        self.server = self.httpbin = None
+
+    def start_httpbin(self):
+        """Real httpbin under gunicorn on a free loopback port, for the CLI's interop check."""
+        if self.httpbin_url:
+            return self.httpbin_url
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        gunicorn = os.path.join(os.path.dirname(self.python), "gunicorn")
+        log = open(os.path.join(WORK, "httpbin.log"), "wb")
+        self.httpbin = subprocess.Popen([gunicorn, "-b", f"127.0.0.1:{port}", "-w", "1", "httpbin:app"],
+                                        stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.httpbin.poll() is not None:
+                raise Failed("gunicorn exited: " + open(os.path.join(WORK, "httpbin.log")).read()[-400:])
             try:
-                self.server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.server.kill()
-                self.server.wait()
-        self.server = None
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                self.httpbin_url = f"http://127.0.0.1:{port}"
+                return self.httpbin_url
+            except OSError:
+                time.sleep(0.1)
+        raise Failed("httpbin did not listen within 30 s")
 
     def check_count(self, sink):
         """The discarding sink's answer: every byte that Content-Length announced arrived."""
@@ -527,6 +555,26 @@ def workloads(ctx: Context):
         same = digests["courier"] == digests["httpie"]
         return Run(0, 0, 0, same, "identical bodies" if same else f"bodies differ: {digests}")
 
+    def httpbin_same_form():
+        # Untimed: httpbin (an independent server) must receive the same fields and file from
+        # `courier` as from httpie's `http`.
+        url = ctx.start_httpbin() + "/post"
+        text_file = os.path.join(WORK, "interop.txt")
+        with open(text_file, "w") as handle:
+            handle.write("line one\nline two ä\n" * 1000)
+        seen = {}
+        for tool, exe in (("courier", ctx.courier_cli), ("httpie", ctx.http)):
+            argv = [exe, "--ignore-stdin", "--multipart", "--print=b", "POST", url, "name=value ä&=",
+                    f"file@{text_file};type=text/plain"]
+            status, text, errors, _, _ = run_process(argv, timeout=60)
+            if status != 0:
+                raise Failed(f"{tool} exit {status}: {errors.strip()[-300:]}")
+            answer = json.loads(text[text.find("{"):])
+            seen[tool] = (answer.get("form"), answer.get("files"))
+        expected_file = open(text_file).read()
+        same = seen["courier"] == seen["httpie"] and seen["courier"][1].get("file") == expected_file
+        return Run(0, 0, 0, same, "same form and file" if same else f"httpbin saw {seen}")
+
     def cli_upload(tool, base):
         def go():
             if tool == "courier":
@@ -556,7 +604,8 @@ def workloads(ctx: Context):
         "cli-upload", f"CLI, upload {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
         cli_upload("courier", sink), cli_upload("curl", sink),
         "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli"),
-        verify=[("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else []))
+        verify=([("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else [])
+        + [("courier and httpie send the same form to real httpbin", httpbin_same_form)]))
     return rows
 
 
