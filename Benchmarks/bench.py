@@ -75,7 +75,7 @@ class Failed(Exception):
 TIME = "/usr/bin/time"
 
 
-def run_process(argv, stdout_path=None, timeout=600, env=None):
+def run_process(argv, stdout_path=None, timeout=180, env=None):
     """Runs argv with no stdin; returns (exit status, stdout text or '', stderr, wall, maxrss KiB).
 
     The peak RSS comes from GNU time's %M, not from our own wait4: Python starts children with
@@ -137,7 +137,7 @@ def last_json_line(text):
 MALLOC_COUNT = os.environ.get("BENCH_MALLOC_COUNT", "")
 
 
-def swift_run(argv, metric, check=None, timeout=600):
+def swift_run(argv, metric, check=None, timeout=180):
     """A courier-bench (or other JSON-printing) process: scored on its self-reported seconds.
 
     courier-bench runs with the allocation counter preloaded (both its Courier and its Swift peer
