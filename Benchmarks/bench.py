@@ -87,16 +87,18 @@ def run_process(argv, stdout_path=None, timeout=180, env=None):
     rss_file = tempfile.NamedTemporaryFile(prefix="rss-", dir=WORK, delete=False)
     rss_file.close()
     start = time.monotonic()
+    # Its own process group, so that a hung run is killed with GNU time's child, not just time.
     process = subprocess.Popen([TIME, "-f", "%M", "-o", rss_file.name, *argv],
-                               stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+                               stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, start_new_session=True)
     deadline = start + timeout
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
         if time.monotonic() > deadline:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             pid, status, usage = os.wait4(process.pid, 0)
+            os.remove(rss_file.name)
             raise Failed(f"timed out after {timeout}s: {' '.join(argv)}")
         time.sleep(0.002)
     wall = time.monotonic() - start
