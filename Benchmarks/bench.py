@@ -502,6 +502,16 @@ def workloads(ctx: Context):
         missing=missing("upload"),
         verify=[("courier sha256 at /upload", courier_upload(server)), ("curl sha256 at /upload", curl_upload(server))]
         if not no_server else []))
+    def ahc_sendfile_upload():
+        check = lambda report: ctx.check_count(json.loads(report["sink"]))
+        return swift_run([b, "upload", "ahc-sendfile", "--url", ctx.sink_url + "/", "--path", ctx.big_path],
+                         per_second("bytes"), check)
+
+    rows.append(Workload(
+        "upload-reference", "Reference, not Courier: the same upload by raw AsyncHTTPClient, file part by sendfile",
+        "curl -F", "GB/s",
+        ahc_sendfile_upload, curl_upload(sink),
+        "— (the ceiling for the upload row on this machine)", reported(), missing=""))
     rows.append(Workload(
         "download", f"Download, {human(BIG)} to a file"
         + (" (test server /bytes)" if not no_server else " (bench server /bytes: test server not on main)"),
@@ -770,8 +780,9 @@ def main():
     try:
         all_rows = workloads(ctx)
         rows = [w for w in all_rows if selected in w.key]
-        needs_big = any(w.key in ("multipart-file", "upload", "download", "cli-offline", "cli-upload") for w in rows)
-        needs_server = any(w.key in ("upload", "download", "small-gets", "cli-upload") for w in rows)
+        needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "download", "cli-offline", "cli-upload")
+                        for w in rows)
+        needs_server = any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload") for w in rows)
         if needs_big:
             print(f"# making the {human(BIG)} file in {WORK}", flush=True)
             ctx.make_big_file()
