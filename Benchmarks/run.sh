@@ -43,6 +43,9 @@ command -v gcc >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=nonint
 mkdir -p "$here/.build"
 gcc -O2 -shared -fPIC -o "$here/.build/libmalloc_count.so" "$here/malloc-count/malloc_count.c"
 export BENCH_MALLOC_COUNT="$here/.build/libmalloc_count.so"
+# Every run's numbers and the table in Markdown are kept beside the build for BENCHMARKS.md.
+export BENCH_JSON=${BENCH_JSON:-$here/.build/last-run.jsonl}
+export BENCH_MARKDOWN=${BENCH_MARKDOWN:-$here/.build/last-run.md}
 
 # --- run -----------------------------------------------------------------------------------------
 exec python3 "$here/bench.py" "$bin/courier-bench" "$bin/courier" "$venv/bin/python" "$venv/bin/http" \
