@@ -10,16 +10,19 @@ extension CourierSession {
         let manager = SessionManager(transport: transport)
         do {
             let (elapsed, outcome) = try await measureAsync { () -> (Int, SessionResponse) in
-                var form = MultipartFormData()
-                try form.append(
-                    fileURL: fileURL, name: "file", fileName: fileURL.lastPathComponent,
-                    mimeType: "application/octet-stream")
-                var request = Request(method: .post, url: try url(base + "upload"), body: .source(form))
-                try request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+                // AFNetworking's path: the serializer builds the multipart request, the session streams it.
+                let serializer = HTTPRequestSerializer()
+                let request = try serializer.multipartFormRequest(
+                    method: .post, urlString: base + "upload",
+                    constructingBody: { (form: inout MultipartFormData) in
+                        try form.append(
+                            fileURL: fileURL, name: "file", fileName: fileURL.lastPathComponent,
+                            mimeType: "application/octet-stream")
+                    })
                 let task = manager.uploadTask(withStreamedRequest: request)
                 task.resume()
                 let response = try await task.response()
-                return (Int(form.contentLength ?? -1), response)
+                return (Int(request.body.contentLength ?? -1), response)
             }
             try await manager.shutdown()
             try await transport.shutdown()
