@@ -20,8 +20,9 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld \
 echo "fuzz: running for ${seconds}s (seeds: Fuzz/corpus, working corpus: $out/corpus)"
 # The first directory receives new inputs; the committed seeds are only read.
 # `timeout` is a second bound in case the fuzzer itself stops making progress.
+# Swift's own backtracer would symbolicate for up to 30 s before libFuzzer sees the crash.
 status=0
-timeout --kill-after=10 $((seconds + 60)) "$binary" \
+SWIFT_BACKTRACE=enable=no timeout --kill-after=10 $((seconds + 60)) "$binary" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
     -print_final_stats=1 -artifact_prefix="$out/artifacts/" \
     "$out/corpus" "$root/Fuzz/corpus" || status=$?

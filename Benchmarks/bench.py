@@ -155,6 +155,10 @@ def swift_run(argv, metric, check=None, timeout=600):
         problem = check(report)
         if problem:
             ok, detail = False, problem
+    # A process that reports its own VmHWM is measured by it: read right after the measured
+    # section, it leaves out what printing the report costs (GNU time's %M includes that).
+    if isinstance(report.get("vmhwm_kib"), int) and report["vmhwm_kib"] > 0:
+        rss = report["vmhwm_kib"]
     allocations = report.get("allocations")
     if allocations is not None:
         allocations = allocations / max(1, report.get("ops", 1))
@@ -472,13 +476,15 @@ def workloads(ctx: Context):
         missing=missing("download") or no_server))
     get_base = lambda: ctx.server_url or ctx.sink_url
     rows.append(Workload(
-        "small-gets", "10,000 small GETs (/get), concurrency 16, keep-alive", "raw AsyncHTTPClient", "ops/s",
+        "small-gets", "10,000 small GETs, concurrency 16, keep-alive"
+        + (" (test server /get)" if not no_server else " (discarding sink: test server not on main)"),
+        "raw AsyncHTTPClient", "ops/s",
         lambda: swift_run([b, "small-gets", "courier", "--url", get_base(), "--requests", scaled(10000),
                            "--concurrency", "16"], per_second("ops")),
         lambda: swift_run([b, "small-gets", "ahc", "--url", get_base(), "--requests", scaled(10000),
                            "--concurrency", "16"], per_second("ops")),
         "≥ 0.9× AsyncHTTPClient (issue 4)", absolute_or_ratio(minimum_ratio=0.9),
-        missing=missing("small-gets") or no_server))
+        missing=missing("small-gets")))
 
     # Issue 5: the CLI, as whole processes, timed by the wall clock (start-up included).
     def offline(tool):

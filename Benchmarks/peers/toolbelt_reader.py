@@ -12,7 +12,16 @@ import time
 
 from requests_toolbelt.multipart.encoder import MultipartEncoder
 
-CHUNK = 1 << 20  # the same read size the Courier side uses
+CHUNK = 64 * 1024  # the same read size the Courier side uses; toolbelt is fastest here (1 MiB reads: ~35% slower)
+
+
+def peak_rss_kib():
+    """VmHWM of this process, as courier-bench reports its own."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return -1
 
 
 def main():
@@ -39,6 +48,7 @@ def main():
               "detail": f"{total} bytes, encoder.len {declared}"}
     if digest:
         report["sha256"] = digest.hexdigest()
+    report["vmhwm_kib"] = peak_rss_kib()
     print(json.dumps(report))
 
 

@@ -1,1 +1,4 @@
-print("courier")
+import Foundation
+
+let status = await CourierCommand.runMain()
+exit(status)

@@ -27,7 +27,11 @@ enum Registry {
         "multipart-memory": [
             "multipartkit": { try InMemoryPart.runMultipartKit(options: $0) },
         ],
+        "download": [
+            "courier": { try await CourierSession.download(options: $0) },
+        ],
         "small-gets": [
+            "courier": { try await CourierSession.smallGets(options: $0) },
             "ahc": { try await RawAsyncHTTPClient.smallGets(options: $0) },
         ],
     ]

@@ -126,10 +126,16 @@ final class FileReader {
     /// Reads up to `count` bytes at `offset`, appending to `buffer`; 0 at end of file.
     /// - Throws: ``CourierError`` `.invalidFile` on a read error.
     func read(into buffer: inout ByteBuffer, count: Int, at offset: Int64) throws -> Int {
+        try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+            try read(into: UnsafeMutableRawBufferPointer(rebasing: pointer.prefix(count)), at: offset)
+        }
+    }
+
+    /// Reads up to `pointer.count` bytes at `offset` straight into caller memory; 0 at end of file.
+    /// - Throws: ``CourierError`` `.invalidFile` on a read error.
+    func read(into pointer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         while true {
-            let result = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
-                pread(descriptor, pointer.baseAddress, count, off_t(offset))
-            }
+            let result = pread(descriptor, pointer.baseAddress, pointer.count, off_t(offset))
             if result >= 0 { return result }
             let code = errno
             if code == EINTR { continue }

@@ -18,10 +18,11 @@ struct Measurement: Sendable {
     var extra: [String: String] = [:]
 
     func json(workload: String, implementation: String) -> String {
+        let peak = PeakMemory.highWaterMarkKiB()
         var object: [String: Any] = [
             "workload": workload, "impl": implementation, "seconds": seconds,
             "ops": operations, "bytes": bytes, "ok": correct, "detail": detail,
-            "vmhwm_kib": PeakMemory.highWaterMarkKiB(),
+            "vmhwm_kib": peak,
         ]
         if let sha256 { object["sha256"] = sha256 }
         if let allocations = lastMeasuredAllocations { object["allocations"] = allocations }

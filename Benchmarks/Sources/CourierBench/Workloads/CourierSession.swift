@@ -1,0 +1,69 @@
+import Courier
+import Foundation
+
+/// Courier's side of the session rows: `SessionManager` on its default AsyncHTTPClient transport.
+enum CourierSession {
+    static func url(_ text: String) throws -> URL {
+        guard let url = URL(string: text) else { throw BenchError("not a URL: \(text)") }
+        return url
+    }
+
+    /// A download to a file; the driver hashes the file afterwards.
+    static func download(options: Options) async throws -> Measurement {
+        let base = try options.string("url")
+        let path = try options.string("path")
+        let destination = URL(fileURLWithPath: try options.string("destination"))
+        let transport = AsyncHTTPClientTransport()
+        let manager = SessionManager(transport: transport)
+        do {
+            let (elapsed, response) = try await measureAsync {
+                try await manager.download(Request(url: try url(base + path)), options: [.removePreviousFile]) { _, _ in
+                    destination
+                }
+            }
+            try await manager.shutdown()
+            try await transport.shutdown()
+            let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? -1
+            return Measurement(
+                seconds: elapsed, operations: 1, bytes: size,
+                correct: response.response.statusCode == 200 && response.fileURL?.path == destination.path,
+                detail: "status \(response.response.statusCode), \(size) bytes at \(destination.path)")
+        } catch {
+            try? await manager.shutdown()
+            try? await transport.shutdown()
+            throw error
+        }
+    }
+
+    /// Many small GETs over keep-alive, as the raw AsyncHTTPClient peer does them.
+    static func smallGets(options: Options) async throws -> Measurement {
+        let base = try options.string("url")
+        let requestCount = try options.int("requests", default: 10_000)
+        let concurrency = try options.int("concurrency", default: 16)
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.maximumConnectionsPerHost = concurrency
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let manager = SessionManager(transport: transport)
+        do {
+            let request = Request(url: try url(base + "/get"))
+            @Sendable func getOnce() async throws -> Int {
+                let response = try await manager.data(for: request)
+                return response.response.statusCode == 200 ? response.data.count : -1
+            }
+            _ = try await SmallRequests.run(count: concurrency * 4, concurrency: concurrency, getOnce)
+            let (elapsed, outcome) = try await measureAsync {
+                try await SmallRequests.run(count: requestCount, concurrency: concurrency, getOnce)
+            }
+            try await manager.shutdown()
+            try await transport.shutdown()
+            return Measurement(
+                seconds: elapsed, operations: requestCount, bytes: outcome.bytes,
+                correct: outcome.succeeded == requestCount,
+                detail: "\(outcome.succeeded)/\(requestCount) answered 200")
+        } catch {
+            try? await manager.shutdown()
+            try? await transport.shutdown()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// The boundary that separates the parts of a multipart body (RFC 2046 §5.1.1).
+///
+/// Either random, from the system's cryptographically secure generator, so that no part's
+/// content can contain it by accident or by design, or given by a caller and validated.
+public struct MultipartBoundary: Hashable, Sendable, CustomStringConvertible {
+    /// The boundary text, without the leading `--`.
+    public let rawValue: String
+
+    /// Validates `rawValue` against RFC 2046 §5.1.1: 1 to 70 characters from `bchars`
+    /// (letters, digits, `'()+_,-./:=?` and space), not ending in a space. Nil otherwise.
+    public init?(_ rawValue: String) {
+        guard MultipartBoundary.isValid(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// Validates `rawValue` as ``init(_:)`` does.
+    /// - Throws: ``CourierError`` `.invalidBoundary` quoting the rejected boundary.
+    public init(validating rawValue: String) throws {
+        guard let boundary = MultipartBoundary(rawValue) else {
+            throw CourierError(
+                .invalidBoundary,
+                "\"\(HeaderField.escaped(rawValue))\" is not a valid multipart boundary: RFC 2046 allows 1 to 70 "
+                    + "letters, digits or '()+_,-./:=? and spaces, not ending in a space",
+                offendingInput: rawValue)
+        }
+        self = boundary
+    }
+
+    /// Trusts `rawValue`; for boundaries Courier generates itself.
+    init(unchecked rawValue: String) { self.rawValue = rawValue }
+
+    /// A new boundary, `courier.boundary.` followed by 16 hex digits from the system CSPRNG.
+    public static func random() -> MultipartBoundary {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let hex = String(value, radix: 16)
+        return MultipartBoundary(
+            unchecked: "courier.boundary." + String(repeating: "0", count: 16 - hex.utf8.count) + hex)
+    }
+
+    public var description: String { rawValue }
+
+    /// Whether the boundary must be quoted as a `Content-Type` parameter: it holds a character
+    /// that is not an RFC 9110 token character (such as `:`, `/`, `=` or a space).
+    var needsQuoting: Bool { !rawValue.utf8.allSatisfy(HTTPMethod.isTokenCharacter) }
+
+    static func isValid(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else { return false }
+        return bytes.allSatisfy(isBoundaryCharacter)
+    }
+
+    /// RFC 2046 `bchars`.
+    static func isBoundaryCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "+"), UInt8(ascii: "_"),
+            UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"),
+            UInt8(ascii: "="), UInt8(ascii: "?"), UInt8(ascii: " "):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension CourierError.Code {
+    /// A multipart boundary that RFC 2046 does not allow.
+    public static let invalidBoundary = CourierError.Code("invalidBoundary")
+}

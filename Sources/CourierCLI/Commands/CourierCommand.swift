@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+
+/// The `courier` root command: an httpie-style request by default, plus `serve` and `demo`.
+struct CourierCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courier",
+        abstract: "An httpie-compatible HTTP client built on the Courier library.",
+        discussion: """
+            courier [METHOD] URL [ITEM ...]   sends a request (see `courier request --help`)
+            courier serve                     runs the httpbin-compatible test server
+            courier demo                      walks through Courier's features against that server
+            """,
+        version: "0.1.0",
+        subcommands: [RequestCommand.self, ServeCommand.self, DemoCommand.self],
+        defaultSubcommand: RequestCommand.self,
+        // `-h` means --headers, as in httpie; help is `--help` only.
+        helpNames: [.long]
+    )
+
+    /// Parses the command line and runs it, turning every failure into one line on stderr and
+    /// httpie's exit codes (see ``ExitStatus``).
+    static func runMain() async -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help and --version: the parser prints them and exits 0.
+                exit(withError: error)
+            }
+            StandardStreams.writeError("courier: error: \(oneLine(message(for: error)))\n")
+            return usageExitCode
+        }
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+            return 0
+        } catch let exit as CommandExit {
+            return exit.code
+        } catch let error as CLIError {
+            StandardStreams.writeError("courier: error: \(oneLine(error.message))\n")
+            return error.exitCode
+        } catch {
+            if exitCode(for: error) == .success { exit(withError: error) }
+            StandardStreams.writeError("courier: error: \(oneLine(message(for: error)))\n")
+            return usageExitCode
+        }
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}
+
+/// Thrown by a command to exit with a code after it has printed everything (`--check-status`).
+struct CommandExit: Error, Sendable {
+    var code: Int32
+}

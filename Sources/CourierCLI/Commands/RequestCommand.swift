@@ -1,0 +1,152 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `courier [METHOD] URL [ITEM ...]`: builds a request from httpie-style items and sends it
+/// (or, with `--offline`, prints it).
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send an HTTP request: courier [METHOD] URL [ITEM ...]",
+        discussion: """
+            Items: Header:Value  Header;  (empty header)  Header:  (remove a default header)
+                   name==value (query)  name=value (data)  name:=json (raw JSON)
+                   name@file[;type=mime] (file field)  name=@file  name:=@file  @file (raw body)
+            A backslash escapes a separator character: 'a\\=b=c' is the field "a=b".
+            METHOD defaults to GET, or POST when there is data. ':8080/x' is http://localhost:8080/x.
+            Exit codes: 0 ok, 1 error, 2 timeout, 3/4/5 for 3xx/4xx/5xx with --check-status,
+            6 too many redirects.
+            """,
+        helpNames: [.long]
+    )
+
+    @Argument(help: "[METHOD] URL [ITEM ...]")
+    var arguments: [String] = []
+
+    @Flag(name: [.customShort("j"), .long], help: "Serialize data items as a JSON object (the default).")
+    var json = false
+
+    @Flag(name: [.customShort("f"), .long], help: "Serialize data items as a form; multipart when a file field is present.")
+    var form = false
+
+    @Flag(name: .long, help: "Always send multipart/form-data.")
+    var multipart = false
+
+    @Option(name: .long, help: "The multipart boundary to use (RFC 2046 characters, 1-70 long).")
+    var boundary: String?
+
+    @Option(name: .long, help: "The raw request body.")
+    var raw: String?
+
+    @Flag(name: [.customShort("I"), .long], help: "Do not read a request body from stdin.")
+    var ignoreStdin = false
+
+    @Option(name: [.customShort("a"), .long], help: "Basic authentication: user:password.")
+    var auth: String?
+
+    @Flag(name: [.customShort("F"), .long], help: "Follow redirects.")
+    var follow = false
+
+    @Option(name: .long, help: "The most redirects to follow with --follow.")
+    var maxRedirects: Int = 30
+
+    @Option(name: .long, help: "Seconds to wait for the whole exchange; exit 2 when exceeded.")
+    var timeout: Double?
+
+    @Option(name: .long, help: "yes, no, or the path of a CA bundle to trust.")
+    var verify: String = "yes"
+
+    @Flag(name: .long, help: "Send the body with Transfer-Encoding: chunked.")
+    var chunked = false
+
+    @Flag(name: .long, help: "Exit 3, 4 or 5 for a 3xx, 4xx or 5xx response.")
+    var checkStatus = false
+
+    @Flag(name: .long, help: "Print the request instead of sending it.")
+    var offline = false
+
+    @Option(name: [.customShort("p"), .customLong("print")], help: "What to print: H request headers, B request body, h response headers, b response body.")
+    var printSpec: String?
+
+    @Flag(name: [.customShort("v"), .long], help: "Print the whole exchange (--print=HBhb).")
+    var verbose = false
+
+    @Flag(name: [.customShort("h"), .customLong("headers")], help: "Print only the response headers (--print=h).")
+    var headersOnly = false
+
+    @Flag(name: [.customShort("b"), .customLong("body")], help: "Print only the response body (--print=b).")
+    var bodyOnly = false
+
+    @Option(name: .long, help: "all, colors, format or none (default: all on a terminal, else none).")
+    var pretty: String?
+
+    @Flag(name: [.customShort("d"), .long], help: "Download the response body to a file.")
+    var download = false
+
+    @Option(name: [.customShort("o"), .long], help: "The file to download to (overwritten).")
+    var output: String?
+
+    @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download (needs --output).")
+    var resume = false
+
+    @Option(name: .long, help: "Progress bars on stderr: auto, always or never.")
+    var progress: String = "auto"
+
+    func validate() throws {
+        if [json, form, multipart].filter({ $0 }).count > 1 {
+            throw ValidationError("use only one of --json, --form and --multipart")
+        }
+        if maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if resume && output == nil { throw ValidationError("--continue needs --output") }
+        if auth != nil, auth?.contains(":") == false {
+            throw ValidationError("--auth \"\(auth ?? "")\": expected user:password")
+        }
+    }
+
+    func run() async throws {
+        let terminal = Terminal.current()
+        let outputOptions = try OutputOptions.resolve(
+            print: printSpec, verbose: verbose, headersOnly: headersOnly, bodyOnly: bodyOnly, offline: offline,
+            stdoutIsTerminal: terminal.stdoutIsTerminal)
+        let prettyOption = try PrettyOption.resolve(pretty, stdoutIsTerminal: terminal.stdoutIsTerminal)
+        let progressOption = try ProgressOption.parse(progress)
+
+        let positionals = try Positionals.parse(arguments)
+        let stdinBody = (ignoreStdin || terminal.stdinIsTerminal) ? nil : try StandardInput.readAll()
+        let planner = RequestPlanner(
+            mode: multipart ? .multipart : (form ? .form : .json), boundary: boundary, rawArgument: raw,
+            stdinBody: stdinBody)
+        let plan = try planner.plan(positionals: positionals)
+        let credentials = auth.map { value -> (String, String) in
+            let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+        let request = try RequestAssembler(auth: credentials, timeout: timeout).request(for: plan)
+        let printer = MessagePrinter(pretty: prettyOption, stdoutIsTerminal: terminal.stdoutIsTerminal)
+
+        if offline {
+            try await Self.printRequest(request, printer: printer, options: outputOptions, chunked: chunked)
+            return
+        }
+        let exchange = Exchange(
+            request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
+            verify: verify, chunked: chunked, checkStatus: checkStatus, download: download,
+            outputPath: output, resume: resume,
+            showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal))
+        let status = try await exchange.run()
+        if status != .success { throw CommandExit(code: status.rawValue) }
+    }
+
+    /// Prints the request as `--offline` and `-v` show it.
+    static func printRequest(_ request: Request, printer: MessagePrinter, options: OutputOptions, chunked: Bool) async throws {
+        if options.requestHeaders { try StandardStreams.writeOut(printer.requestHead(request, chunked: chunked)) }
+        if options.requestBody, !request.body.isEmpty {
+            do {
+                try await printer.writeBody(request.body.makeChunks(), contentType: request.value(forHTTPHeaderField: "Content-Type"))
+            } catch let error as CourierError {
+                throw CLIError.failure(error.message)
+            }
+        }
+    }
+}

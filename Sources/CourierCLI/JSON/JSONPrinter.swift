@@ -1,0 +1,91 @@
+/// Writes ``JSONValue``s back as text: compact as httpie sends them (`{"a": "1", "b": 2}`), or
+/// indented by four with sorted keys as httpie shows them, optionally in ANSI colours.
+struct JSONPrinter {
+    /// Indent by four spaces and sort object keys (httpie's `--pretty=format`).
+    var pretty: Bool
+    /// ANSI colours (httpie's `--pretty=colors`).
+    var colors: Bool
+
+    /// The text for `value`.
+    func string(for value: JSONValue) -> String {
+        var output = ""
+        write(value, indent: 0, into: &output)
+        return output
+    }
+
+    private func write(_ value: JSONValue, indent: Int, into output: inout String) {
+        switch value {
+        case .object(let members):
+            if members.isEmpty { output += "{}"; return }
+            let ordered = pretty ? members.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) } : members
+            output += "{"
+            for (position, member) in ordered.enumerated() {
+                if position > 0 { output += pretty ? "," : ", " }
+                if pretty { output += "\n" + String(repeating: " ", count: indent + 4) }
+                output += paint(quoted(member.key), ANSI.key)
+                output += ": "
+                write(member.value, indent: indent + 4, into: &output)
+            }
+            if pretty { output += "\n" + String(repeating: " ", count: indent) }
+            output += "}"
+        case .array(let elements):
+            if elements.isEmpty { output += "[]"; return }
+            output += "["
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output += pretty ? "," : ", " }
+                if pretty { output += "\n" + String(repeating: " ", count: indent + 4) }
+                write(element, indent: indent + 4, into: &output)
+            }
+            if pretty { output += "\n" + String(repeating: " ", count: indent) }
+            output += "]"
+        case .string(let text): output += paint(quoted(text), ANSI.string)
+        case .number(let text): output += paint(text, ANSI.number)
+        case .bool(let flag): output += paint(flag ? "true" : "false", ANSI.literal)
+        case .null: output += paint("null", ANSI.literal)
+        }
+    }
+
+    private func paint(_ text: String, _ color: String) -> String {
+        colors ? color + text + ANSI.reset : text
+    }
+
+    /// `text` as a JSON string literal; non-ASCII stays as it is (httpie's `ensure_ascii=False`).
+    func quoted(_ text: String) -> String {
+        var output = "\""
+        output.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return output + "\""
+    }
+}
+
+/// The ANSI escape sequences Courier colours with.
+enum ANSI {
+    static let reset = "\u{1B}[0m"
+    static let key = "\u{1B}[34m"
+    static let string = "\u{1B}[33m"
+    static let number = "\u{1B}[36m"
+    static let literal = "\u{1B}[35m"
+    static let headerName = "\u{1B}[36m"
+    static let method = "\u{1B}[32m"
+    static let statusOK = "\u{1B}[32m"
+    static let statusRedirect = "\u{1B}[33m"
+    static let statusError = "\u{1B}[31m"
+    static let dim = "\u{1B}[2m"
+}

@@ -1,0 +1,142 @@
+import Courier
+import Foundation
+import HTTPTypes
+import NIOCore
+
+/// Prints requests and responses in httpie's layout: a start line, `Name: value` lines, a blank
+/// line (all CRLF), then the body.
+///
+/// Raw output streams the body through unchanged in constant memory; formatted or coloured
+/// output buffers up to ``formatLimit`` to reindent JSON, and binary bodies are never written
+/// to a terminal.
+struct MessagePrinter: Sendable {
+    /// Bodies larger than this are not reformatted, only passed through.
+    static let formatLimit = 16 << 20
+
+    static let binaryNote =
+        "+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n+-----------------------------------------+"
+
+    var pretty: PrettyOption
+    var stdoutIsTerminal: Bool
+
+    /// The request line and headers as they go on the wire, with the Host, Content-Length or
+    /// Transfer-Encoding that the transport adds.
+    func requestHead(_ request: Request, chunked: Bool) -> String {
+        var lines = [startLine(method: request.method.rawValue, target: Self.target(of: request.url))]
+        var fields = request.headerFields
+        if !request.body.isEmpty, fields[.contentLength] == nil, fields[.transferEncoding] == nil {
+            if !chunked, let length = request.body.contentLength {
+                fields.append(HTTPField(name: .contentLength, value: String(length)))
+            } else {
+                fields.append(HTTPField(name: .transferEncoding, value: "chunked"))
+            }
+        }
+        if let hostName = HTTPField.Name("Host"), fields[hostName] == nil, let host = Self.hostHeader(for: request.url) {
+            fields.append(HTTPField(name: hostName, value: host))
+        }
+        for field in fields { lines.append(headerLine(field)) }
+        return lines.joined(separator: "\r\n") + "\r\n\r\n"
+    }
+
+    /// The status line and headers of a response.
+    func responseHead(_ head: ResponseHead) -> String {
+        var status = "HTTP/1.1 \(head.statusCode) \(head.status.reasonPhrase)"
+        if pretty.colors {
+            let color = head.statusCode < 300 ? ANSI.statusOK : head.statusCode < 400 ? ANSI.statusRedirect : ANSI.statusError
+            status = color + status + ANSI.reset
+        }
+        var lines = [status]
+        for field in head.headerFields { lines.append(headerLine(field)) }
+        return lines.joined(separator: "\r\n") + "\r\n\r\n"
+    }
+
+    private func startLine(method: String, target: String) -> String {
+        pretty.colors ? "\(ANSI.method)\(method)\(ANSI.reset) \(target) HTTP/1.1" : "\(method) \(target) HTTP/1.1"
+    }
+
+    private func headerLine(_ field: HTTPField) -> String {
+        pretty.colors ? "\(ANSI.headerName)\(field.name.rawName)\(ANSI.reset): \(field.value)" : "\(field.name.rawName): \(field.value)"
+    }
+
+    /// The request target: the percent-encoded path (at least `/`) and query.
+    static func target(of url: URL) -> String {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "/" }
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        return target
+    }
+
+    /// `host[:port]`, the port only when it is not the scheme's default.
+    static func hostHeader(for url: URL) -> String? {
+        guard var host = url.host else { return nil }
+        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        if let port = url.port {
+            let scheme = url.scheme?.lowercased()
+            if !((scheme == "http" && port == 80) || (scheme == "https" && port == 443)) { return "\(host):\(port)" }
+        }
+        return host
+    }
+
+    /// Writes a body from `chunks` to stdout; returns the number of bytes it had.
+    @discardableResult
+    func writeBody<Chunks: AsyncSequence>(_ chunks: Chunks, contentType: String?) async throws -> Int64
+    where Chunks.Element == ByteBuffer {
+        let passThrough = !stdoutIsTerminal && pretty == .none
+        var total: Int64 = 0
+        if passThrough {
+            for try await chunk in chunks {
+                total += Int64(chunk.readableBytes)
+                try chunk.withUnsafeReadableBytes { try StandardStreams.writeAll($0, to: 1) }
+            }
+            return total
+        }
+        var buffered: [UInt8] = []
+        var overflowed = false
+        var binary = false
+        for try await chunk in chunks {
+            total += Int64(chunk.readableBytes)
+            if binary { continue }
+            if overflowed {
+                try chunk.withUnsafeReadableBytes { try StandardStreams.writeAll($0, to: 1) }
+                continue
+            }
+            buffered.append(contentsOf: chunk.readableBytesView)
+            if stdoutIsTerminal, buffered.contains(0) {
+                binary = true
+                continue
+            }
+            if buffered.count > Self.formatLimit {
+                if stdoutIsTerminal, String(validating: buffered, as: UTF8.self) == nil {
+                    binary = true
+                    continue
+                }
+                overflowed = true
+                try StandardStreams.writeOut(buffered)
+                buffered = []
+            }
+        }
+        if binary {
+            try StandardStreams.writeOut(Self.binaryNote + "\n")
+            return total
+        }
+        if overflowed { return total }
+        if stdoutIsTerminal, !buffered.isEmpty, String(validating: buffered, as: UTF8.self) == nil {
+            try StandardStreams.writeOut(Self.binaryNote + "\n")
+            return total
+        }
+        try StandardStreams.writeOut(formatted(buffered, contentType: contentType))
+        if stdoutIsTerminal, let last = buffered.last, last != UInt8(ascii: "\n") { try StandardStreams.writeOut("\n") }
+        return total
+    }
+
+    /// JSON reindented and/or coloured as `--pretty` asks; anything else unchanged.
+    func formatted(_ body: [UInt8], contentType: String?) -> [UInt8] {
+        guard pretty != .none, !body.isEmpty else { return body }
+        let looksLikeJSON =
+            contentType.map { $0.lowercased().contains("json") }
+            ?? (body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } ?? false)
+        guard looksLikeJSON, let value = try? JSONParser.parse(body) else { return body }
+        let printer = JSONPrinter(pretty: pretty.format, colors: pretty.colors)
+        return Array(printer.string(for: value).utf8)
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Unbuffered writes of bytes to stdout and stderr, retrying short writes and EINTR.
+///
+/// Bodies go through here unchanged, so `--print=B > file` holds exactly the body bytes.
+enum StandardStreams {
+    /// Writes `bytes` to stdout.
+    /// - Throws: ``CLIError`` when stdout is closed (a broken pipe) or fails.
+    static func writeOut<Bytes: Collection>(_ bytes: Bytes) throws where Bytes.Element == UInt8 {
+        try write(bytes, to: 1)
+    }
+
+    /// Writes `text` to stdout.
+    static func writeOut(_ text: String) throws { try write(Array(text.utf8), to: 1) }
+
+    /// Writes `text` to stderr, ignoring failures (there is nowhere left to report them).
+    static func writeError(_ text: String) { try? write(Array(text.utf8), to: 2) }
+
+    private static func write<Bytes: Collection>(_ bytes: Bytes, to descriptor: Int32) throws
+    where Bytes.Element == UInt8 {
+        let done: Bool? = try bytes.withContiguousStorageIfAvailable { buffer in
+            try writeAll(UnsafeRawBufferPointer(buffer), to: descriptor)
+            return true
+        }
+        if done == nil {
+            let copy = Array(bytes)
+            try copy.withUnsafeBytes { try writeAll($0, to: descriptor) }
+        }
+    }
+
+    static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) throws {
+        guard var pointer = buffer.baseAddress else { return }
+        var remaining = buffer.count
+        while remaining > 0 {
+            let written = posixWrite(descriptor, pointer, remaining)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw CLIError.failure("cannot write output: \(String(cString: strerror(errno)))")
+            }
+            pointer += written
+            remaining -= written
+        }
+    }
+}
+
+#if canImport(Glibc)
+private let posixWrite = Glibc.write
+#elseif canImport(Musl)
+private let posixWrite = Musl.write
+#elseif canImport(Darwin)
+private let posixWrite = Darwin.write
+#endif

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What the command line asks to send, decided before any serializer runs: the method, the
+/// URL with its query items, the headers, and the kind of body with its fields in command-line order.
+struct RequestPlan: Sendable {
+    /// How the data items become a body.
+    enum BodyKind: Sendable, Equatable {
+        /// No data items and no raw body.
+        case none
+        /// A JSON object of the data fields (`--json`, the default).
+        case json
+        /// `application/x-www-form-urlencoded` (`--form` without files).
+        case form
+        /// `multipart/form-data` (`--multipart`, or `--form` with a file field).
+        case multipart
+        /// A raw body from `--raw`, stdin or `@path`.
+        case raw
+    }
+
+    /// A data field's value: text, or (JSON only) a raw JSON value.
+    enum FieldValue: Sendable, Equatable {
+        case text(String)
+        case json(JSONValue)
+    }
+
+    /// A data field with the item it came from.
+    struct Field: Sendable {
+        var name: String
+        var value: FieldValue
+        var item: RequestItem
+    }
+
+    /// A file field (`name@path`) with its checked path.
+    struct FileField: Sendable {
+        var name: String
+        var path: String
+        var mimeType: String?
+        var item: RequestItem
+    }
+
+    /// Where a raw body comes from.
+    enum RawBody: Sendable {
+        case bytes(Data)
+        case file(path: String)
+    }
+
+    var method: String
+    var url: URL
+    /// Headers in command-line order; a nil value removes a default header (`Name:`).
+    var headers: [(name: String, value: String?)]
+    var bodyKind: BodyKind
+    var fields: [Field]
+    var files: [FileField]
+    var rawBody: RawBody?
+    /// The multipart boundary from `--boundary`, if any.
+    var boundary: String?
+}

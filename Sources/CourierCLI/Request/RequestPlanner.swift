@@ -1,0 +1,136 @@
+import Courier
+import Foundation
+
+/// Turns parsed items and options into a ``RequestPlan``, with httpie's rules: data makes the
+/// default method POST; `--form` turns multipart when a file field appears; a raw body and
+/// data fields cannot be mixed; files are checked now so that errors quote the item.
+struct RequestPlanner {
+    enum DataMode: Sendable { case json, form, multipart }
+
+    var mode: DataMode
+    var boundary: String?
+    var rawArgument: String?
+    var stdinBody: Data?
+
+    /// Builds the plan.
+    /// - Throws: ``CLIError`` (usage) quoting the offending item or option.
+    func plan(positionals: Positionals) throws -> RequestPlan {
+        let url = try URLShorthand.url(from: positionals.url)
+        var headers: [(name: String, value: String?)] = []
+        var queryPairs: [QueryStringPair] = []
+        var fields: [RequestPlan.Field] = []
+        var files: [RequestPlan.FileField] = []
+        var rawBody: RequestPlan.RawBody?
+        var rawSource: String?
+
+        func setRaw(_ body: RequestPlan.RawBody, from source: String) throws {
+            if let rawSource {
+                throw CLIError.usage("\(source) and \(rawSource) both give the request body; use one")
+            }
+            rawBody = body
+            rawSource = source
+        }
+
+        if let rawArgument { try setRaw(.bytes(Data(rawArgument.utf8)), from: "--raw") }
+        if let stdinBody, !stdinBody.isEmpty { try setRaw(.bytes(stdinBody), from: "stdin") }
+
+        for item in positionals.items {
+            switch item.kind {
+            case .header:
+                headers.append((item.key, item.value.isEmpty ? nil : item.value))
+            case .emptyHeader:
+                headers.append((item.key, ""))
+            case .query:
+                queryPairs.append(QueryStringPair(key: item.key, value: .string(item.value)))
+            case .dataField:
+                fields.append(.init(name: item.key, value: .text(item.value), item: item))
+            case .dataFieldFromFile:
+                let text = try readText(item.value, for: item)
+                fields.append(.init(name: item.key, value: .text(text), item: item))
+            case .rawJSONField, .rawJSONFieldFromFile:
+                guard mode == .json else {
+                    throw CLIError.usage("\"\(item.original)\": raw JSON fields (:=) need a JSON body, not --form or --multipart")
+                }
+                let text = item.kind == .rawJSONField ? item.value : try readText(item.value, for: item)
+                do {
+                    fields.append(.init(name: item.key, value: .json(try JSONParser.parse(Array(text.utf8))), item: item))
+                } catch let failure as JSONParser.Failure {
+                    throw CLIError.usage("\"\(item.original)\": not valid JSON: \(failure)")
+                }
+            case .fileField:
+                let path = try checkedFile(item.value, for: item)
+                if item.isRawBodyFile {
+                    try setRaw(.file(path: path), from: "\"\(item.original)\"")
+                } else {
+                    guard mode != .json else {
+                        throw CLIError.usage("\"\(item.original)\": file fields need --form or --multipart")
+                    }
+                    files.append(.init(name: item.key, path: path, mimeType: item.mimeType, item: item))
+                }
+            }
+        }
+
+        var kind: RequestPlan.BodyKind
+        switch mode {
+        case .json: kind = fields.isEmpty ? .none : .json
+        case .form: kind = !files.isEmpty ? .multipart : (fields.isEmpty ? .none : .form)
+        case .multipart: kind = .multipart
+        }
+        if let rawSource {
+            if let first = fields.first?.item ?? files.first?.item {
+                throw CLIError.usage(
+                    "the request body from \(rawSource) and the data item \"\(first.original)\" cannot be mixed; "
+                        + "pass --ignore-stdin when stdin is not meant as the body")
+            }
+            kind = .raw
+        }
+        if boundary != nil, kind != .multipart {
+            throw CLIError.usage("--boundary needs a multipart body (--multipart, or --form with a file field)")
+        }
+
+        let method = positionals.method ?? (kind == .none ? "GET" : "POST")
+        return RequestPlan(
+            method: method, url: try Self.appending(queryPairs, to: url, original: positionals.url), headers: headers,
+            bodyKind: kind, fields: fields, files: files, rawBody: rawBody, boundary: boundary)
+    }
+
+    /// Appends `name==value` items to the URL's query, with `&` when it already has one.
+    static func appending(_ pairs: [QueryStringPair], to url: URL, original: String) throws -> URL {
+        guard !pairs.isEmpty else { return url }
+        let encoded = QueryString.encode(pairs: pairs)
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw CLIError.usage("\"\(original)\" is not a valid URL")
+        }
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            components.percentEncodedQuery = existing + "&" + encoded
+        } else {
+            components.percentEncodedQuery = encoded
+        }
+        guard let result = components.url else { throw CLIError.usage("\"\(original)\" is not a valid URL") }
+        return result
+    }
+
+    private func checkedFile(_ path: String, for item: RequestItem) throws -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: expanded, isDirectory: &isDirectory) else {
+            throw CLIError.usage("\"\(item.original)\": no such file: \(path)")
+        }
+        guard !isDirectory.boolValue else { throw CLIError.usage("\"\(item.original)\": \(path) is a directory") }
+        guard FileManager.default.isReadableFile(atPath: expanded) else {
+            throw CLIError.usage("\"\(item.original)\": \(path) is not readable")
+        }
+        return expanded
+    }
+
+    private func readText(_ path: String, for item: RequestItem) throws -> String {
+        let checked = try checkedFile(path, for: item)
+        guard let data = FileManager.default.contents(atPath: checked) else {
+            throw CLIError.usage("\"\(item.original)\": cannot read \(path)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIError.usage("\"\(item.original)\": \(path) is not UTF-8 text")
+        }
+        return text
+    }
+}

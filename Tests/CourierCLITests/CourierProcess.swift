@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Runs the built `courier` binary as a subprocess and captures what it wrote.
+struct CourierProcess {
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// The `courier` executable: `$COURIER_BIN`, or the one built next to this test bundle.
+    static func executable() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["COURIER_BIN"] { return URL(fileURLWithPath: path) }
+        var candidates: [URL] = []
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent("courier"))
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("courier"))
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/courier"))
+        candidates.append(root.appendingPathComponent(".build/release/courier"))
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return try #require(found, "courier binary not found; build it first or set COURIER_BIN")
+    }
+
+    /// Runs `courier arguments`, with stdin from `stdin` (or /dev/null), in `directory`.
+    /// Waits at most `limit` seconds, then kills the process and fails, so a hang cannot stall the suite.
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
+        limit: Double = 120
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "COURIER_FORCE_TTY")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        if let directory { process.currentDirectoryURL = directory }
+
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out")
+        let errURL = scratch.appendingPathComponent("err")
+        let inURL = scratch.appendingPathComponent("in")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        if let stdin { try stdin.write(to: inURL) }
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        let inHandle = stdin == nil ? FileHandle(forReadingAtPath: "/dev/null") : try FileHandle(forReadingFrom: inURL)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = inHandle
+        try process.run()
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            Issue.record("courier \(arguments) did not finish within \(limit) s")
+        }
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        return Result(
+            status: process.terminationStatus, stdout: try Data(contentsOf: outURL),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// A fresh scratch directory for files a test creates.
+    static func scratchDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

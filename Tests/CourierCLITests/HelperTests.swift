@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import CourierCLI
+
+/// The pure pieces: item grammar, URL shorthand, file names, the progress line.
+@Suite struct HelperTests {
+    @Test(arguments: [
+        ("H:v", RequestItem.Kind.header, "H", "v"),
+        ("H;", .emptyHeader, "H", ""),
+        ("q==1", .query, "q", "1"),
+        ("a=b=c", .dataField, "a", "b=c"),
+        ("a:=1", .rawJSONField, "a", "1"),
+        ("f@x.txt", .fileField, "f", "x.txt"),
+        ("a=@x.txt", .dataFieldFromFile, "a", "x.txt"),
+        ("a:=@x.json", .rawJSONFieldFromFile, "a", "x.json"),
+        ("@body", .fileField, "", "body"),
+        ("url==http://x", .query, "url", "http://x"),
+        ("a\\:b=c", .dataField, "a:b", "c"),
+        ("a\\==b", .dataField, "a=", "b"),
+        ("a\\@b=c\\d", .dataField, "a@b", "c\\d"),
+    ])
+    func itemGrammar(token: String, kind: RequestItem.Kind, key: String, value: String) throws {
+        let item = try RequestItemParser.parse(token)
+        #expect(item.kind == kind)
+        #expect(item.key == key)
+        #expect(item.value == value)
+        #expect(item.original == token)
+    }
+
+    @Test func fileFieldType() throws {
+        let item = try RequestItemParser.parse("f@a;b.txt;type=text/x")
+        #expect(item.value == "a;b.txt")
+        #expect(item.mimeType == "text/x")
+    }
+
+    @Test func urlShorthand() {
+        #expect(URLShorthand.expand(":8080/x") == "http://localhost:8080/x")
+        #expect(URLShorthand.expand(":/x") == "http://localhost/x")
+        #expect(URLShorthand.expand(":") == "http://localhost")
+        #expect(URLShorthand.expand("example.org") == "http://example.org")
+        #expect(URLShorthand.expand("https://example.org") == "https://example.org")
+        #expect(URLShorthand.expand("127.0.0.1:9/x") == "http://127.0.0.1:9/x")
+    }
+
+    @Test func positionals() throws {
+        #expect(try Positionals.parse(["localhost", "a=1"]).method == nil)
+        #expect(try Positionals.parse(["localhost", "a=1"]).url == "localhost")
+        #expect(try Positionals.parse(["GET", "localhost:8080"]).method == "GET")
+        #expect(try Positionals.parse(["get", "localhost:8080"]).method == "get")
+        #expect(try Positionals.parse(["PURGE", "localhost:8080"]).method == "PURGE")
+        #expect(try Positionals.parse(["example.org"]).url == "example.org")
+    }
+
+    @Test func downloadNames() {
+        let url = URL(string: "http://x/files/report.pdf?x=1")!
+        #expect(DownloadFileName.suggested(contentDisposition: nil, url: url, contentType: nil) == "report.pdf")
+        #expect(
+            DownloadFileName.suggested(contentDisposition: "attachment; filename=\"../../etc/passwd\"", url: url, contentType: nil)
+                == "passwd")
+        #expect(
+            DownloadFileName.suggested(contentDisposition: "attachment; filename=\".hidden\"", url: url, contentType: nil)
+                == "hidden")
+        #expect(
+            DownloadFileName.suggested(contentDisposition: nil, url: URL(string: "http://x/")!, contentType: "application/json")
+                == "index.json")
+        #expect(
+            DownloadFileName.suggested(contentDisposition: nil, url: URL(string: "http://x/bytes/10")!, contentType: "application/octet-stream")
+                == "10.bin")
+        let taken: Set<String> = ["/d/a.txt", "/d/a-1.txt"]
+        #expect(DownloadFileName.unique("a.txt", in: URL(fileURLWithPath: "/d"), exists: { taken.contains($0) }) == "a-2.txt")
+        #expect(DownloadFileName.unique("b", in: URL(fileURLWithPath: "/d"), exists: { taken.contains($0) }) == "b")
+    }
+
+    @Test func progressLine() {
+        #expect(
+            ProgressBar.render(completed: 50_000_000, total: 100_000_000, elapsed: 2, width: 100)
+                == "[####################                    ]  50.0 MB / 100.0 MB   50%  25.0 MB/s  ETA 0:00:02")
+        #expect(
+            ProgressBar.render(completed: 100_000_000, total: 100_000_000, elapsed: 4, width: 100)
+                == "[########################################]  100.0 MB / 100.0 MB  100%  25.0 MB/s  in 0:00:04")
+        #expect(ProgressBar.render(completed: 1500, total: nil, elapsed: 1) == "1.5 kB  1.5 kB/s")
+        #expect(ProgressBar.formatBytes(999) == "999 B")
+        #expect(ProgressBar.formatDuration(3661) == "1:01:01")
+    }
+
+    @Test func jsonRoundTrip() throws {
+        let text = #"{"b": [1, 2.50, -3e2], "a": {"x": null, "y": true}, "s": "\u00e9\n\"\ud83d\ude00"}"#
+        let value = try JSONParser.parse(Array(text.utf8))
+        #expect(JSONPrinter(pretty: false, colors: false).string(for: value) == "{\"b\": [1, 2.50, -3e2], \"a\": {\"x\": null, \"y\": true}, \"s\": \"é\\n\\\"😀\"}")
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array("{\"a\": 1,}".utf8)) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array("\"\\ud800\"".utf8)) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(String(repeating: "[", count: 10_000).utf8)) }
+    }
+}

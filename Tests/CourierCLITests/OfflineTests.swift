@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// `--offline` prints the request exactly as it would be sent; these compare bytes. JSON bodies
+/// come from JSONRequestSerializer (compact, sorted keys); forms keep command-line order.
+@Suite struct OfflineTests {
+    @Test func jsonItemsBuildAnObject() throws {
+        let result = try CourierProcess.run([
+            "--offline", "POST", "example.org/post", "a=1", "b:=2", "X-A:1", "q==x y", "c:=[true,null]",
+        ])
+        #expect(result.status == 0)
+        let expected =
+            "POST /post?q=x%20y HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: application/json, */*;q=0.5\r\n"
+            + "Content-Type: application/json\r\nX-A: 1\r\nContent-Length: 31\r\nHost: example.org\r\n\r\n"
+            + "{\"a\":\"1\",\"b\":2,\"c\":[true,null]}"
+        #expect(result.stdoutText == expected)
+    }
+
+    @Test func formFieldsAreURLEncoded() throws {
+        let result = try CourierProcess.run(["--offline", "-f", ":8080/post", "a=1 2", "b=&", "a=3"])
+        #expect(result.status == 0)
+        let expected =
+            "POST /post HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: */*\r\n"
+            + "Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\nContent-Length: 17\r\n"
+            + "Host: localhost:8080\r\n\r\na=1%202&b=%26&a=3"
+        #expect(result.stdoutText == expected)
+    }
+
+    @Test func methodIsInferredAndHeadersCanBeEmptiedOrRemoved() throws {
+        let result = try CourierProcess.run(["--offline", "x.org", "Accept:text/x", "User-Agent:", "Empty;"])
+        #expect(result.stdoutText == "GET / HTTP/1.1\r\nAccept: text/x\r\nEmpty: \r\nHost: x.org\r\n\r\n")
+        let explicit = try CourierProcess.run(["--offline", "--print=H", "DELETE", "http://x.org:81/a/b"])
+        #expect(explicit.stdoutText.hasPrefix("DELETE /a/b HTTP/1.1\r\n"))
+        #expect(explicit.stdoutText.hasSuffix("Host: x.org:81\r\n\r\n"))
+    }
+
+    @Test func backslashEscapesASeparator() throws {
+        let result = try CourierProcess.run(["--offline", "--print=B", "x.org", "a\\=b=c", "d\\:e:=1", "path=C:\\dir"])
+        #expect(result.stdoutText == "{\"a=b\":\"c\",\"d:e\":1,\"path\":\"C:\\\\dir\"}")
+    }
+
+    @Test func nestedJSONKeys() throws {
+        let result = try CourierProcess.run(["--offline", "--print=B", "x.org", "a[b]=1", "a[c]:=2", "l[]:=1", "l[]=x"])
+        #expect(result.stdoutText == "{\"a\":{\"b\":\"1\",\"c\":2},\"l\":[1,\"x\"]}")
+    }
+
+    @Test func rawBodyFromFileIsExactlyTheFileBytes() throws {
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bytes = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let file = directory.appendingPathComponent("blob.bin")
+        try bytes.write(to: file)
+        let result = try CourierProcess.run(["--offline", "--print=B", "x.org", "@\(file.path)"])
+        #expect(result.status == 0)
+        #expect(result.stdout == bytes)
+        let head = try CourierProcess.run(["--offline", "--print=H", "x.org", "@\(file.path)"])
+        #expect(head.stdoutText.hasPrefix("POST / HTTP/1.1\r\n"))
+        #expect(head.stdoutText.contains("Content-Length: 5000\r\n"))
+    }
+
+    @Test func stdinIsTheBodyUnlessIgnored() throws {
+        let piped = try CourierProcess.run(["--offline", "--print=B", "PUT", "x.org"], stdin: Data("from stdin".utf8))
+        #expect(piped.stdoutText == "from stdin")
+        let ignored = try CourierProcess.run(
+            ["--offline", "--print=B", "-I", "x.org", "a=1"], stdin: Data("from stdin".utf8))
+        #expect(ignored.stdoutText == "{\"a\":\"1\"}")
+        let mixed = try CourierProcess.run(["--offline", "x.org", "a=1"], stdin: Data("from stdin".utf8))
+        #expect(mixed.status == 1)
+        #expect(mixed.stderr.contains("cannot be mixed"))
+    }
+
+    @Test func rawOptionAndAuth() throws {
+        let result = try CourierProcess.run(["--offline", "-a", "user:pa:ss", "--raw", "hello", "PATCH", "x.org"])
+        #expect(result.stdoutText.contains("Authorization: Basic dXNlcjpwYTpzcw==\r\n"))
+        #expect(result.stdoutText.hasPrefix("PATCH / HTTP/1.1\r\n"))
+        #expect(result.stdoutText.hasSuffix("\r\n\r\nhello"))
+    }
+
+    @Test func chunkedShowsTransferEncoding() throws {
+        let result = try CourierProcess.run(["--offline", "--print=H", "--chunked", "x.org", "a=1"])
+        #expect(result.stdoutText.contains("Transfer-Encoding: chunked\r\n"))
+        #expect(!result.stdoutText.contains("Content-Length"))
+    }
+
+    @Test func prettyOutputOnATerminal() throws {
+        let result = try CourierProcess.run(
+            ["--offline", "--print=B", "--pretty=format", "x.org", "b:=2", "a=1"], environment: ["COURIER_FORCE_TTY": "1"])
+        #expect(result.stdoutText == "{\n    \"a\": \"1\",\n    \"b\": 2\n}\n")
+        let colored = try CourierProcess.run(
+            ["--offline", "--print=B", "x.org", "a:=1"], environment: ["COURIER_FORCE_TTY": "1"])
+        #expect(colored.stdoutText.contains("\u{1B}[34m\"a\"\u{1B}[0m"))
+    }
+
+    @Test func binaryBodyIsNotWrittenToATerminal() throws {
+        let result = try CourierProcess.run(
+            ["--offline", "--print=B", "x.org"], stdin: Data([0, 1, 2, 255]), environment: ["COURIER_FORCE_TTY": "1"])
+        #expect(result.stdoutText.contains("NOTE: binary data not shown in terminal"))
+    }
+}
