@@ -31,9 +31,13 @@ fi
 
 # --- build ---------------------------------------------------------------------------------------
 cd "$root"
-log "building the benchmark executables (release; the first build compiles the dependencies)"
-$swift_cmd build --package-path Benchmarks -c release --product courier-bench 2>&1 | grep -E 'error|warning: .*Benchmarks/|Compiling Courier|Build complete' || true
-$swift_cmd build --package-path Benchmarks -c release --product courier 2>&1 | grep -E 'error|Build complete' || true
+log "building the benchmark executables in release (a first build compiles every dependency: ~10 minutes on 2 cores)"
+mkdir -p "$here/.build"
+for product in courier-bench courier; do
+    $swift_cmd build --package-path Benchmarks -c release --product "$product" >"$here/.build/build-$product.log" 2>&1 \
+        || { tail -30 "$here/.build/build-$product.log" >&2; echo "run.sh: building $product failed" >&2; exit 1; }
+    grep -E 'error|warning: .*Benchmarks/|Build.*complete' "$here/.build/build-$product.log" || true
+done
 bin=$($swift_cmd build --package-path Benchmarks -c release --show-bin-path | tail -1)
 [ -x "$bin/courier-bench" ] || { echo "run.sh: $bin/courier-bench was not built" >&2; exit 1; }
 
@@ -43,6 +47,9 @@ command -v gcc >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=nonint
 mkdir -p "$here/.build"
 gcc -O2 -shared -fPIC -o "$here/.build/libmalloc_count.so" "$here/malloc-count/malloc_count.c"
 export BENCH_MALLOC_COUNT="$here/.build/libmalloc_count.so"
+# Every run's numbers and the table in Markdown are kept beside the build for BENCHMARKS.md.
+export BENCH_JSON=${BENCH_JSON:-$here/.build/last-run.jsonl}
+export BENCH_MARKDOWN=${BENCH_MARKDOWN:-$here/.build/last-run.md}
 
 # --- run -----------------------------------------------------------------------------------------
 exec python3 "$here/bench.py" "$bin/courier-bench" "$bin/courier" "$venv/bin/python" "$venv/bin/http" \

@@ -22,10 +22,19 @@ enum Registry {
             "foundation": { try FoundationQueryString.run(items: QueryStringShapes.flatQueryItems(), options: $0) },
         ],
         "multipart-fields": [
+            "courier": { try CourierMultipart.runSmallFields(options: $0) },
             "multipartkit": { try SmallFields.runMultipartKit(options: $0) },
         ],
+        "multipart-file": [
+            "courier": { try CourierMultipart.runFileReader(options: $0) },
+        ],
         "multipart-memory": [
+            "courier": { try CourierMultipart.runInMemory(options: $0) },
             "multipartkit": { try InMemoryPart.runMultipartKit(options: $0) },
+        ],
+        "upload": [
+            "courier": { try await CourierSession.upload(options: $0) },
+            "ahc-sendfile": { try await RawAsyncHTTPClientUpload.run(options: $0) },
         ],
         "download": [
             "courier": { try await CourierSession.download(options: $0) },

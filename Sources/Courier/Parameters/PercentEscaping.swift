@@ -8,7 +8,7 @@ import Foundation
 /// so a grapheme cluster is never split, whatever its length.
 enum PercentEscaping {
     /// `true` for the bytes that stay literal; a 256-entry table so the hot loop is one load per byte.
-    static let isLiteral: [Bool] = {
+    static let literalTable: [Bool] = {
         var table = [Bool](repeating: false, count: 256)
         for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = true }
         for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = true }
@@ -18,31 +18,6 @@ enum PercentEscaping {
     }()
 
     static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    /// Appends the escaped form of `bytes` to `output`.
-    @inline(__always)
-    static func append<Bytes: Sequence>(escaping bytes: Bytes, to output: inout [UInt8]) where Bytes.Element == UInt8 {
-        isLiteral.withUnsafeBufferPointer { literal in
-            hexDigits.withUnsafeBufferPointer { hex in
-                for byte in bytes {
-                    if literal[Int(byte)] {
-                        output.append(byte)
-                    } else {
-                        output.append(UInt8(ascii: "%"))
-                        output.append(hex[Int(byte >> 4)])
-                        output.append(hex[Int(byte & 0x0F)])
-                    }
-                }
-            }
-        }
-    }
-
-    /// Appends the escaped UTF-8 form of `text` to `output`, reading native strings in place.
-    @inline(__always)
-    static func append(escaping text: String, to output: inout [UInt8]) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { append(escaping: $0, to: &output) }
-        if done == nil { append(escaping: text.utf8, to: &output) }
-    }
 }
 
 extension QueryString {
@@ -52,10 +27,9 @@ extension QueryString {
     /// A Swift `String` always holds valid Unicode, so this cannot fail; text that may hold a
     /// lone UTF-16 surrogate (from an `NSString` or a file) goes through ``percentEscaped(utf16:)``.
     public static func percentEscaped(_ string: String) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(string.utf8.count + string.utf8.count / 2)
-        PercentEscaping.append(escaping: string, to: &output)
-        return String(decoding: output, as: UTF8.self)
+        let writer = ByteWriter(capacity: string.utf8.count * 3)
+        writer.appendEscaped(string)
+        return writer.makeString()
     }
 
     /// Percent-escapes UTF-16 text, such as an `NSString`'s characters, for a query key or value.

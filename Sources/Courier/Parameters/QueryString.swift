@@ -19,9 +19,16 @@ public enum QueryString {
     /// Cost: one output buffer reserved up front and one sorted copy of each dictionary's
     /// entries; escaping is a table lookup per byte.
     public static func encode(_ parameters: Parameters) -> String {
-        var encoder = EncodingVisitor(capacity: parameters.count * 128)
-        ParameterWalker.walk(parameters, visitor: &encoder)
-        return String(decoding: encoder.output, as: UTF8.self)
+        let capacity = parameters.count * 128
+        var fastEncoder = QueryStringEncoder(capacity: capacity)
+        do {
+            try fastEncoder.encode(parameters)
+            return fastEncoder.output.makeString()
+        } catch {
+            var encoder = EncodingVisitor(capacity: capacity)
+            ParameterWalker.walk(parameters, visitor: &encoder)
+            return encoder.output.makeString()
+        }
     }
 
     /// The leaves of `parameters` in the order ``encode(_:)`` writes them, with unescaped keys
@@ -39,7 +46,7 @@ public enum QueryString {
     public static func encode(pairs: [QueryStringPair]) -> String {
         var encoder = EncodingVisitor(capacity: pairs.count * 32)
         for pair in pairs { encoder.visit(key: Array(pair.key.utf8), value: pair.value) }
-        return String(decoding: encoder.output, as: UTF8.self)
+        return encoder.output.makeString()
     }
 }
 
@@ -58,13 +65,9 @@ public struct QueryStringPair: Sendable, Hashable, CustomStringConvertible {
 
     /// The pair as it appears in a query: `escapedKey=escapedValue`, or the escaped key alone for null.
     public var urlEncoded: String {
-        var output: [UInt8] = []
-        PercentEscaping.append(escaping: key, to: &output)
-        if let text = value.formText {
-            output.append(UInt8(ascii: "="))
-            PercentEscaping.append(escaping: text, to: &output)
-        }
-        return String(decoding: output, as: UTF8.self)
+        var encoder = EncodingVisitor(capacity: key.utf8.count * 3 + 16)
+        encoder.visit(key: Array(key.utf8), value: value)
+        return encoder.output.makeString()
     }
 
     public var description: String { urlEncoded }
@@ -78,22 +81,23 @@ protocol ParameterLeafVisitor {
 
 /// Writes escaped `key=value` pairs joined by `&` into one growing byte buffer.
 struct EncodingVisitor: ParameterLeafVisitor {
-    var output: [UInt8] = []
+    let output: ByteWriter
+    /// Not `output.isEmpty`: a null under an empty key writes nothing, yet still takes a `&`.
     private var isFirst = true
 
-    init(capacity: Int) { output.reserveCapacity(capacity) }
+    init(capacity: Int) { output = ByteWriter(capacity: capacity) }
 
     mutating func visit(key: [UInt8], value: ParameterValue) {
         if isFirst { isFirst = false } else { output.append(UInt8(ascii: "&")) }
-        PercentEscaping.append(escaping: key, to: &output)
+        output.appendEscaped(key)
         switch value {
         case .string(let text):
             output.append(UInt8(ascii: "="))
-            PercentEscaping.append(escaping: text, to: &output)
+            output.appendEscaped(text)
         case .int(let number):
             output.append(UInt8(ascii: "="))
             // Digits and `-` are all literal, so no escaping pass.
-            output.append(contentsOf: String(number).utf8)
+            output.appendDecimal(number)
         case .bool(let flag):
             output.append(UInt8(ascii: "="))
             output.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
@@ -101,7 +105,7 @@ struct EncodingVisitor: ParameterLeafVisitor {
             break
         case .double, .data:
             output.append(UInt8(ascii: "="))
-            PercentEscaping.append(escaping: value.formText ?? "", to: &output)
+            output.appendEscaped(value.formText ?? "")
         }
     }
 }
@@ -187,7 +191,7 @@ enum ParameterWalker {
     }
 
     private static func sortedEntries(_ dictionary: [String: ParameterValue]) -> [(key: String, value: ParameterValue)] {
-        dictionary.sorted { OrdinalOrder.precedes($0.key, $1.key) }
+        OrdinalOrder.sortedEntries(dictionary)
     }
 
     /// AFNetworking sorts a set by each member's `description`; a leaf's description is its

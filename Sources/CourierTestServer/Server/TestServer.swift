@@ -1,0 +1,134 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// An in-process HTTP/1.1 server that answers as httpbin does, plus an upload sink and fault
+/// endpoints, for tests, `courier serve` and `courier demo`.
+///
+/// Start one per test on an ephemeral loopback port, talk to ``baseURL``, and shut it down:
+///
+/// ```swift
+/// let server = try await TestServer.start()
+/// defer { Task { try await server.shutdown() } }
+/// let url = server.url("/bytes/1024?seed=7")
+/// ```
+///
+/// Endpoints (httpbin's JSON shapes): /get /post /put /patch /delete /anything(/…),
+/// /status/{codes}, /redirect-to, /redirect/{n}, /relative-redirect/{n}, /absolute-redirect/{n},
+/// /bytes/{n}, /stream-bytes/{n}, /range/{n}, /drip, /delay/{n}, /headers, /ip, /user-agent,
+/// /uuid, /upload, and /fault/… (see the README in this folder).
+public final class TestServer: Sendable {
+    /// The address the server listens on, such as `127.0.0.1` or `::1`.
+    public let host: String
+    /// The bound port (the ephemeral port picked when started with port 0).
+    public let port: Int
+    /// Whether the server speaks TLS.
+    public let isTLS: Bool
+
+    private let serverChannel: any Channel
+    private let state: ServerState
+
+    private init(host: String, port: Int, isTLS: Bool, serverChannel: any Channel, state: ServerState) {
+        self.host = host
+        self.port = port
+        self.isTLS = isTLS
+        self.serverChannel = serverChannel
+        self.state = state
+    }
+
+    /// Binds and starts serving.
+    ///
+    /// - Parameters:
+    ///   - host: the address to bind: `127.0.0.1` (default), `::1`, or any local address.
+    ///   - port: the port; 0 picks a free ephemeral port.
+    ///   - tls: serve HTTPS with this context when given.
+    ///   - logRequests: print one line per request to standard error.
+    ///   - eventLoopGroup: the loops to run on; NIO's shared singleton group by default.
+    /// - Throws: NIO's error when the address cannot be bound.
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil, logRequests: Bool = false,
+        eventLoopGroup: (any EventLoopGroup)? = nil
+    ) async throws -> TestServer {
+        let scheme = tls == nil ? "http" : "https"
+        let state = ServerState(logRequests: logRequests, scheme: scheme)
+        let router = Router()
+        let group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 1024 * 1024))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handlers = channel.pipeline.syncOperations
+                    if let tls {
+                        try handlers.addHandler(NIOSSLServerHandler(context: tls))
+                    }
+                    try handlers.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try handlers.addHandler(ConnectionHandler(server: state, router: router))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+        let boundPort = channel.localAddress?.port ?? port
+        return TestServer(host: host, port: boundPort, isTLS: tls != nil, serverChannel: channel, state: state)
+    }
+
+    /// `http://127.0.0.1:PORT` (`https` with TLS; IPv6 hosts in brackets).
+    public var baseURL: URL {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        // Scheme, literal address and port always form a valid URL.
+        return URL(string: "\(isTLS ? "https" : "http")://\(authority)") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The absolute URL for `pathAndQuery` (such as `/bytes/10?seed=1`) on this server.
+    public func url(_ pathAndQuery: String) -> URL {
+        URL(string: baseURL.absoluteString + pathAndQuery) ?? baseURL
+    }
+
+    /// A snapshot of the counters: connections, requests, the last request head.
+    public var stats: TestServerStats { state.stats }
+
+    /// Zeroes the counters (open connections stay counted).
+    public func resetStats() { state.resetStats() }
+
+    /// Forgets the attempt counters of `/fault/flaky`.
+    public func resetFlakyCounters() { state.resetFlakyCounters() }
+
+    /// Stops accepting, closes every open connection (including stalled ones) and returns when
+    /// the listening socket is closed. Safe to call more than once.
+    public func shutdown() async throws {
+        let connections = state.beginShutdown()
+        do {
+            try await serverChannel.close()
+        } catch ChannelError.alreadyClosed {
+            // A second shutdown: nothing left to do.
+        }
+        for connection in connections {
+            try? await connection.close()
+        }
+    }
+
+    /// Serves until the calling task is cancelled, then shuts down; for `courier serve`.
+    public func runUntilCancelled() async throws {
+        let closed = serverChannel.closeFuture
+        try await withTaskCancellationHandler {
+            try await closed.get()
+        } onCancel: {
+            Task { try? await self.shutdown() }
+        }
+    }
+
+    /// The bytes `/bytes/{n}?seed=` and `/stream-bytes/{n}?seed=` serve, from `offset`, for checking downloads.
+    public static func expectedBytes(count: Int, seed: UInt64 = 0, offset: Int = 0) -> [UInt8] {
+        PeriodicTape.seeded(seed).bytes(at: offset, count: count)
+    }
+
+    /// The bytes `/range/{n}` serves, from `offset` (`abc…xyz` repeated).
+    public static func expectedRangeBytes(count: Int, offset: Int = 0) -> [UInt8] {
+        PeriodicTape.alphabet.bytes(at: offset, count: count)
+    }
+}

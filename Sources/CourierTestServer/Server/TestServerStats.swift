@@ -1,0 +1,58 @@
+import NIOHTTP1
+
+/// A request head exactly as the server decoded it: method, target, version and every
+/// header line in arrival order with its original spelling.
+public struct RecordedRequestHead: Sendable, Equatable {
+    /// The request method, such as `POST`.
+    public var method: String
+    /// The request target as sent, such as `/post?a=1`.
+    public var uri: String
+    /// `HTTP/1.1` or `HTTP/1.0`.
+    public var version: String
+    /// Header lines in arrival order, names as sent.
+    public var headers: [HeaderLine]
+
+    /// One header line.
+    public struct HeaderLine: Sendable, Equatable {
+        /// The field name as sent.
+        public var name: String
+        /// The field value as decoded.
+        public var value: String
+    }
+
+    /// All values of the header `name` (case-insensitive), in arrival order.
+    public func values(_ name: String) -> [String] {
+        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// The first value of the header `name` (case-insensitive).
+    public func value(_ name: String) -> String? { values(name).first }
+
+    /// The head re-serialized as HTTP/1.1 text (request line, header lines, blank line).
+    public var raw: String {
+        var text = "\(method) \(uri) \(version)\r\n"
+        for header in headers { text += "\(header.name): \(header.value)\r\n" }
+        return text + "\r\n"
+    }
+
+    init(_ head: HTTPRequestHead) {
+        method = head.method.rawValue
+        uri = head.uri
+        version = "HTTP/\(head.version.major).\(head.version.minor)"
+        headers = head.headers.map { HeaderLine(name: $0.name, value: $0.value) }
+    }
+}
+
+/// Counters a test can read to check what reached the server.
+public struct TestServerStats: Sendable {
+    /// TCP connections accepted since start (or the last reset).
+    public var connectionsAccepted = 0
+    /// Connections open right now.
+    public var connectionsOpen = 0
+    /// Request heads received.
+    public var requestsReceived = 0
+    /// Responses finished (fully written or deliberately cut by a fault).
+    public var requestsServed = 0
+    /// The most recent request head, for header assertions.
+    public var lastRequestHead: RecordedRequestHead?
+}
