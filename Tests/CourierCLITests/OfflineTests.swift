@@ -96,4 +96,35 @@ import Testing
             ["--offline", "--print=B", "x.org"], stdin: Data([0, 1, 2, 255]), environment: ["COURIER_FORCE_TTY": "1"])
         #expect(result.stdoutText.contains("NOTE: binary data not shown in terminal"))
     }
+
+    @Test func multipartWithAFixedBoundaryIsExact() throws {
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("hello".utf8).write(to: directory.appendingPathComponent("f.txt"))
+        try Data([0, 1, 2]).write(to: directory.appendingPathComponent("raw.dat"))
+        let result = try CourierProcess.run(
+            ["--offline", "-f", "--boundary=XYZ", ":8080/post", "a=1", "f@f.txt", "g@raw.dat;type=application/x-test", "b=\"q\""],
+            directory: directory)
+        #expect(result.status == 0)
+        let body =
+            "--XYZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"
+            + "--XYZ\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n\"q\"\r\n"
+            + "--XYZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"f.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n"
+            + "--XYZ\r\nContent-Disposition: form-data; name=\"g\"; filename=\"raw.dat\"\r\nContent-Type: application/x-test\r\n\r\n\u{0}\u{1}\u{2}\r\n"
+            + "--XYZ--\r\n"
+        let expected =
+            "POST /post HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: */*\r\n"
+            + "Content-Type: multipart/form-data; boundary=XYZ\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Host: localhost:8080\r\n\r\n" + body
+        #expect(result.stdoutText == expected)
+        let bodyOnly = try CourierProcess.run(
+            ["--offline", "--multipart", "--boundary=XYZ", "--print=B", "x.org", "a=1"], directory: directory)
+        #expect(bodyOnly.stdoutText == "--XYZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--XYZ--\r\n")
+    }
+
+    @Test func badBoundaryIsAUsageError() throws {
+        let result = try CourierProcess.run(["--offline", "--multipart", "--boundary=bad\"b", "x.org", "a=1"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("bad\"b"))
+    }
 }

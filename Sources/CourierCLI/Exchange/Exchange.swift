@@ -1,7 +1,14 @@
 import Courier
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
 
-/// One request sent through the library, with its output, progress and downloads.
+/// One request sent through Courier's ``SessionManager``, with httpie's output, progress bars,
+/// `--check-status` and downloads.
+///
+/// The response body always streams to a temporary file through the session's
+/// become-download disposition, so memory stays constant whatever the size; raw output is
+/// also written to stdout as chunks arrive, and formatted output is printed from the file.
 struct Exchange: Sendable {
     var request: Request
     var printer: MessagePrinter
@@ -18,8 +25,114 @@ struct Exchange: Sendable {
 
     /// Sends the request and prints the exchange.
     /// - Returns: the exit status (not success only under `--check-status`).
-    /// - Throws: ``CLIError`` with the exit code for connection failures and timeouts.
+    /// - Throws: ``CLIError`` with httpie's exit code for connection failures, timeouts and
+    ///   too many redirects.
     func run() async throws -> ExitStatus {
-        throw CLIError.failure("sending requests needs the session layer, which this build does not have yet")
+        var request = request
+        if chunked { request.body = ChunkedBody.wrapping(request.body) }
+        let session = try SessionFactory.make(verify: verify, maxRedirects: maxRedirects)
+        do {
+            let status = try await perform(request, session: session.manager)
+            await session.shutdown()
+            return status
+        } catch {
+            await session.shutdown()
+            throw Self.cliError(for: error)
+        }
+    }
+
+    private func perform(_ request: Request, session: SessionManager) async throws -> ExitStatus {
+        var request = request
+        let downloadTarget = download ? try DownloadTarget.prepare(outputPath: outputPath, resume: resume) : nil
+        // A download with stdout redirected and no -o writes the body to stdout, as httpie does.
+        let downloading = downloadTarget != nil && (outputPath != nil || printer.stdoutIsTerminal)
+        if downloading, let offset = downloadTarget?.resumeOffset, offset > 0 {
+            try request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+        }
+
+        if output.printsRequest {
+            try await RequestCommand.printRequest(request, printer: printer, options: output, chunked: chunked)
+            if output.requestBody, !request.body.isEmpty, output.printsResponse { try StandardStreams.writeOut("\n\n") }
+        }
+
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).body")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let streamsRaw = !downloading && output.responseBody && !printer.stdoutIsTerminal && printer.pretty == .none
+        let headState = NIOLockedValueBox<ResponseHead?>(nil)
+        let printer = self.printer
+        let output = self.output
+
+        var hooks = SessionHooks()
+        if !follow { hooks.willPerformRedirection = { _, _, _ in nil } }
+        hooks.didReceiveResponse = { _, head in
+            headState.withLockedValue { $0 = head }
+            if downloading {
+                // Headers go to stderr so that stdout stays free, as httpie's download mode does.
+                if output.responseHeaders || output.responseBody { StandardStreams.writeError(printer.responseHead(head)) }
+            } else if output.responseHeaders {
+                try? StandardStreams.writeOut(printer.responseHead(head))
+            }
+            return .becomeDownload(options: [], destination: { _, _ in scratch })
+        }
+        if streamsRaw {
+            hooks.didReceiveData = { _, chunk in
+                _ = try? chunk.withUnsafeReadableBytes { try StandardStreams.writeAll($0, to: 1) }
+            }
+        }
+        session.hooks = hooks
+
+        let uploadBar = ProgressReporter(label: "upload", enabled: showProgress && (request.body.contentLength ?? .max) >= 1 << 20)
+        let downloadBar = ProgressReporter(label: "download", enabled: showProgress && downloading)
+        let task = session.dataTask(
+            with: request,
+            uploadProgress: { progress in
+                uploadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
+                if progress.isFinished { uploadBar.finish(completed: progress.completedUnitCount, total: progress.totalUnitCount) }
+            },
+            downloadProgress: { progress in
+                downloadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
+            })
+        task.resume()
+        let response = try await withTaskCancellationHandler {
+            try await task.response()
+        } onCancel: {
+            task.cancel()
+        }
+        let head = response.response
+        let bodyFile = response.fileURL ?? scratch
+        let bodySize = (try? FileManager.default.attributesOfItem(atPath: bodyFile.path)[.size] as? Int64) ?? 0
+
+        if downloading, let downloadTarget {
+            downloadBar.finish(completed: bodySize, total: bodySize)
+            if (200...299).contains(head.statusCode) {
+                let saved = try downloadTarget.store(bodyFile, head: head, url: response.request.url)
+                StandardStreams.writeError("Saved \(ProgressBar.formatBytes(bodySize)) to \"\(saved)\"\n")
+            } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
+                StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
+            } else if output.responseBody {
+                try await printer.writeBody(try RequestBody.file(bodyFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
+            }
+        } else if output.responseBody, !streamsRaw, bodySize > 0 {
+            try await printer.writeBody(try RequestBody.file(bodyFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
+        }
+
+        guard checkStatus else { return .success }
+        let status = ExitStatus.checking(statusCode: head.statusCode, followedRedirects: follow)
+        if status != .success, !printer.stdoutIsTerminal {
+            StandardStreams.writeError("courier: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)\n")
+        }
+        return status
+    }
+
+    /// The CLI error and exit code for a library failure.
+    static func cliError(for error: any Error) -> CLIError {
+        if let error = error as? CLIError { return error }
+        guard let error = error as? CourierError else { return CLIError.failure("\(error)") }
+        switch error.code {
+        case .timedOut: return CLIError.failure(error.message, .timeout)
+        case .tooManyRedirects: return CLIError.failure(error.message, .tooManyRedirects)
+        case .cancelled: return CLIError.failure(error.message, .interrupted)
+        default: return CLIError.failure(error.message)
+        }
     }
 }

@@ -1,0 +1,95 @@
+import Courier
+import Foundation
+
+/// Where `--download` puts the body, and how `--continue` resumes into it.
+///
+/// With `--output` the named file is written (replaced, or appended to when resuming with a
+/// 206 answer); without it a safe name is chosen from the response and never overwrites an
+/// existing file.
+struct DownloadTarget: Sendable {
+    /// The `--output` path, if given.
+    var outputPath: String?
+    /// The bytes already on disk when resuming, nil otherwise.
+    var resumeOffset: Int64?
+
+    /// Checks the options against the file system.
+    /// - Throws: ``CLIError`` (usage) when `--output` names a directory.
+    static func prepare(outputPath: String?, resume: Bool) throws -> DownloadTarget {
+        guard let outputPath else { return DownloadTarget(outputPath: nil, resumeOffset: nil) }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: outputPath, isDirectory: &isDirectory)
+        if exists, isDirectory.boolValue { throw CLIError.usage("--output \"\(outputPath)\" is a directory") }
+        var offset: Int64?
+        if resume, exists {
+            offset = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int64) ?? 0
+        }
+        return DownloadTarget(outputPath: outputPath, resumeOffset: offset)
+    }
+
+    /// The name to show for the target.
+    var displayName: String { outputPath ?? "download" }
+
+    /// Moves or appends the downloaded `file` into place; returns the path written.
+    /// - Throws: ``CLIError`` when the file cannot be written.
+    func store(_ file: URL, head: ResponseHead, url: URL) throws -> String {
+        let manager = FileManager.default
+        do {
+            guard let outputPath else {
+                let directory = URL(fileURLWithPath: manager.currentDirectoryPath)
+                let name = DownloadFileName.unique(
+                    DownloadFileName.suggested(
+                        contentDisposition: head.value(forHTTPHeaderField: "Content-Disposition"), url: url,
+                        contentType: head.value(forHTTPHeaderField: "Content-Type")),
+                    in: directory)
+                // moveItem fails rather than replace a file that appeared meanwhile.
+                let destination = directory.appendingPathComponent(name)
+                try manager.moveItem(at: file, to: destination)
+                Self.makeReadable(destination.path)
+                return name
+            }
+            if head.statusCode == 206, let resumeOffset, resumeOffset > 0 {
+                try Self.checkContentRange(head, offset: resumeOffset)
+                try Self.append(file, to: outputPath)
+                return outputPath
+            }
+            if manager.fileExists(atPath: outputPath) { try manager.removeItem(atPath: outputPath) }
+            try manager.moveItem(at: file, to: URL(fileURLWithPath: outputPath))
+            Self.makeReadable(outputPath)
+            return outputPath
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.failure("cannot save the download: \(error.localizedDescription)")
+        }
+    }
+
+    /// The session's temporary files are private (0600); a saved download gets the usual 0644.
+    private static func makeReadable(_ path: String) {
+        try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+    }
+
+    /// A 206 must continue exactly where the file ends.
+    private static func checkContentRange(_ head: ResponseHead, offset: Int64) throws {
+        guard let value = head.value(forHTTPHeaderField: "Content-Range"), let range = ContentRange(value),
+            case .satisfied(let first, _, _) = range
+        else {
+            throw CLIError.failure("the server answered 206 without a usable Content-Range; the partial file was kept")
+        }
+        guard first == offset else {
+            throw CLIError.failure("the server resumed at byte \(first), not \(offset); the partial file was kept")
+        }
+    }
+
+    private static func append(_ file: URL, to path: String) throws {
+        let reader = try FileHandle(forReadingFrom: file)
+        defer { try? reader.close() }
+        guard let writer = FileHandle(forWritingAtPath: path) else {
+            throw CLIError.failure("cannot open \(path) to append to it")
+        }
+        defer { try? writer.close() }
+        try writer.seekToEnd()
+        while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try writer.write(contentsOf: chunk)
+        }
+    }
+}
