@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -74,7 +75,7 @@ class Failed(Exception):
 TIME = "/usr/bin/time"
 
 
-def run_process(argv, stdout_path=None, timeout=600, env=None):
+def run_process(argv, stdout_path=None, timeout=180, env=None):
     """Runs argv with no stdin; returns (exit status, stdout text or '', stderr, wall, maxrss KiB).
 
     The peak RSS comes from GNU time's %M, not from our own wait4: Python starts children with
@@ -86,16 +87,18 @@ def run_process(argv, stdout_path=None, timeout=600, env=None):
     rss_file = tempfile.NamedTemporaryFile(prefix="rss-", dir=WORK, delete=False)
     rss_file.close()
     start = time.monotonic()
+    # Its own process group, so that a hung run is killed with GNU time's child, not just time.
     process = subprocess.Popen([TIME, "-f", "%M", "-o", rss_file.name, *argv],
-                               stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+                               stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, start_new_session=True)
     deadline = start + timeout
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
         if time.monotonic() > deadline:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             pid, status, usage = os.wait4(process.pid, 0)
+            os.remove(rss_file.name)
             raise Failed(f"timed out after {timeout}s: {' '.join(argv)}")
         time.sleep(0.002)
     wall = time.monotonic() - start
@@ -136,7 +139,7 @@ def last_json_line(text):
 MALLOC_COUNT = os.environ.get("BENCH_MALLOC_COUNT", "")
 
 
-def swift_run(argv, metric, check=None, timeout=600):
+def swift_run(argv, metric, check=None, timeout=180):
     """A courier-bench (or other JSON-printing) process: scored on its self-reported seconds.
 
     courier-bench runs with the allocation counter preloaded (both its Courier and its Swift peer
@@ -198,6 +201,8 @@ class Context:
         self.server_url = None   # Courier's TestServer, when it is on main
         self.sink_url = None     # the discarding sink the timed uploads go to
         self.server = None
+        self.httpbin = None      # real httpbin under gunicorn, for the CLI's interop check
+        self.httpbin_url = None
         self.big_path = os.path.join(WORK, "big.bin")
         self.big_sha256 = None
         self.download_sha256 = None
@@ -255,14 +260,39 @@ class Context:
         raise Failed("the servers did not report their ports within 30 s")
 
     def stop_server(self):
-        if self.server and self.server.poll() is None:
-            self.server.send_signal(signal.SIGTERM)
+        for process in (self.server, self.httpbin):
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        self.server = self.httpbin = None
+
+    def start_httpbin(self):
+        """Real httpbin under gunicorn on a free loopback port, for the CLI's interop check."""
+        if self.httpbin_url:
+            return self.httpbin_url
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        gunicorn = os.path.join(os.path.dirname(self.python), "gunicorn")
+        log = open(os.path.join(WORK, "httpbin.log"), "wb")
+        self.httpbin = subprocess.Popen([gunicorn, "-b", f"127.0.0.1:{port}", "-w", "1", "httpbin:app"],
+                                        stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.httpbin.poll() is not None:
+                raise Failed("gunicorn exited: " + open(os.path.join(WORK, "httpbin.log")).read()[-400:])
             try:
-                self.server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.server.kill()
-                self.server.wait()
-        self.server = None
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                self.httpbin_url = f"http://127.0.0.1:{port}"
+                return self.httpbin_url
+            except OSError:
+                time.sleep(0.1)
+        raise Failed("httpbin did not listen within 30 s")
 
     def check_count(self, sink):
         """The discarding sink's answer: every byte that Content-Length announced arrived."""
@@ -472,6 +502,16 @@ def workloads(ctx: Context):
         missing=missing("upload"),
         verify=[("courier sha256 at /upload", courier_upload(server)), ("curl sha256 at /upload", curl_upload(server))]
         if not no_server else []))
+    def ahc_sendfile_upload():
+        check = lambda report: ctx.check_count(json.loads(report["sink"]))
+        return swift_run([b, "upload", "ahc-sendfile", "--url", ctx.sink_url + "/", "--path", ctx.big_path],
+                         per_second("bytes"), check)
+
+    rows.append(Workload(
+        "upload-reference", "Reference, not Courier: the same upload by raw AsyncHTTPClient, file part by sendfile",
+        "curl -F", "GB/s",
+        ahc_sendfile_upload, curl_upload(sink),
+        "— (the ceiling for the upload row on this machine)", reported(), missing=""))
     rows.append(Workload(
         "download", f"Download, {human(BIG)} to a file"
         + (" (test server /bytes)" if not no_server else " (bench server /bytes: test server not on main)"),
@@ -527,6 +567,26 @@ def workloads(ctx: Context):
         same = digests["courier"] == digests["httpie"]
         return Run(0, 0, 0, same, "identical bodies" if same else f"bodies differ: {digests}")
 
+    def httpbin_same_form():
+        # Untimed: httpbin (an independent server) must receive the same fields and file from
+        # `courier` as from httpie's `http`.
+        url = ctx.start_httpbin() + "/post"
+        text_file = os.path.join(WORK, "interop.txt")
+        with open(text_file, "w") as handle:
+            handle.write("line one\nline two ä\n" * 1000)
+        seen = {}
+        for tool, exe in (("courier", ctx.courier_cli), ("httpie", ctx.http)):
+            argv = [exe, "--ignore-stdin", "--multipart", "--print=b", "POST", url, "name=value ä&=",
+                    f"file@{text_file};type=text/plain"]
+            status, text, errors, _, _ = run_process(argv, timeout=60)
+            if status != 0:
+                raise Failed(f"{tool} exit {status}: {errors.strip()[-300:]}")
+            answer = json.loads(text[text.find("{"):])
+            seen[tool] = (answer.get("form"), answer.get("files"))
+        expected_file = open(text_file).read()
+        same = seen["courier"] == seen["httpie"] and seen["courier"][1].get("file") == expected_file
+        return Run(0, 0, 0, same, "same form and file" if same else f"httpbin saw {seen}")
+
     def cli_upload(tool, base):
         def go():
             if tool == "courier":
@@ -556,7 +616,8 @@ def workloads(ctx: Context):
         "cli-upload", f"CLI, upload {human(BIG)} multipart file to a loopback sink", "curl -F", "GB/s",
         cli_upload("courier", sink), cli_upload("curl", sink),
         "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli"),
-        verify=[("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else []))
+        verify=([("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else [])
+        + [("courier and httpie send the same form to real httpbin", httpbin_same_form)]))
     return rows
 
 
@@ -709,7 +770,7 @@ def main():
             ctx.available.add((parts[0], parts[1]))
     if os.path.exists(courier_cli):
         # The CLI counts as there once it knows --offline (before that main has only a stub).
-        _, usage_text, usage_errors, _, _ = run_process([courier_cli, "--help"], timeout=30)
+        _, usage_text, usage_errors, _, _ = run_process([courier_cli, "request", "--help"], timeout=30)
         if "--offline" in usage_text + usage_errors:
             ctx.available.add(("cli", "courier"))
     os.makedirs(WORK, exist_ok=True)
@@ -719,8 +780,9 @@ def main():
     try:
         all_rows = workloads(ctx)
         rows = [w for w in all_rows if selected in w.key]
-        needs_big = any(w.key in ("multipart-file", "upload", "download", "cli-offline", "cli-upload") for w in rows)
-        needs_server = any(w.key in ("upload", "download", "small-gets", "cli-upload") for w in rows)
+        needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "download", "cli-offline", "cli-upload")
+                        for w in rows)
+        needs_server = any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload") for w in rows)
         if needs_big:
             print(f"# making the {human(BIG)} file in {WORK}", flush=True)
             ctx.make_big_file()

@@ -31,9 +31,13 @@ fi
 
 # --- build ---------------------------------------------------------------------------------------
 cd "$root"
-log "building the benchmark executables (release; the first build compiles the dependencies)"
-$swift_cmd build --package-path Benchmarks -c release --product courier-bench 2>&1 | grep -E 'error|warning: .*Benchmarks/|Compiling Courier|Build complete' || true
-$swift_cmd build --package-path Benchmarks -c release --product courier 2>&1 | grep -E 'error|Build complete' || true
+log "building the benchmark executables in release (a first build compiles every dependency: ~10 minutes on 2 cores)"
+mkdir -p "$here/.build"
+for product in courier-bench courier; do
+    $swift_cmd build --package-path Benchmarks -c release --product "$product" >"$here/.build/build-$product.log" 2>&1 \
+        || { tail -30 "$here/.build/build-$product.log" >&2; echo "run.sh: building $product failed" >&2; exit 1; }
+    grep -E 'error|warning: .*Benchmarks/|Build.*complete' "$here/.build/build-$product.log" || true
+done
 bin=$($swift_cmd build --package-path Benchmarks -c release --show-bin-path | tail -1)
 [ -x "$bin/courier-bench" ] || { echo "run.sh: $bin/courier-bench was not built" >&2; exit 1; }
 

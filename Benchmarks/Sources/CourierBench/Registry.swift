@@ -34,6 +34,7 @@ enum Registry {
         ],
         "upload": [
             "courier": { try await CourierSession.upload(options: $0) },
+            "ahc-sendfile": { try await RawAsyncHTTPClientUpload.run(options: $0) },
         ],
         "download": [
             "courier": { try await CourierSession.download(options: $0) },

@@ -38,6 +38,7 @@ public struct MultipartBoundary: Hashable, Sendable, CustomStringConvertible {
             unchecked: "courier.boundary." + String(repeating: "0", count: 16 - hex.utf8.count) + hex)
     }
 
+    /// The boundary text, as ``rawValue``.
     public var description: String { rawValue }
 
     /// Whether the boundary must be quoted as a `Content-Type` parameter: it holds a character

@@ -7,6 +7,9 @@ final class ByteWriter {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
+    // Held per writer so that the hot loop does not pass through the globals' lazy initializers.
+    private let literalTable = PercentEscaping.literalTable
+    private let hexDigits = PercentEscaping.hexDigits
 
     init(capacity: Int) {
         self.capacity = Swift.max(capacity, 16)
@@ -48,6 +51,11 @@ final class ByteWriter {
         count += bytes.count
     }
 
+    /// Appends text known at compile time, such as an already-escaped bracket, unescaped.
+    func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     /// Appends the UTF-8 of `text`, unescaped.
     func append(_ text: String) {
         var text = text
@@ -58,8 +66,8 @@ final class ByteWriter {
     func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
         reserve(bytes.count * 3)
         var position = base + count
-        PercentEscaping.literalTable.withUnsafeBufferPointer { literal in
-            PercentEscaping.hexDigits.withUnsafeBufferPointer { hex in
+        literalTable.withUnsafeBufferPointer { literal in
+            hexDigits.withUnsafeBufferPointer { hex in
                 for byte in bytes {
                     if literal[Int(byte)] {
                         position.pointee = byte

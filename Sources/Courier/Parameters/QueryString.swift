@@ -70,6 +70,7 @@ public struct QueryStringPair: Sendable, Hashable, CustomStringConvertible {
         return encoder.output.makeString()
     }
 
+    /// The pair as it appears in a query, as ``urlEncoded``.
     public var description: String { urlEncoded }
 }
 

@@ -34,16 +34,16 @@ struct QueryStringEncoder {
             for index in OrdinalOrder.sortedIndices(dictionary) {
                 let entry = dictionary[index]
                 key.truncate(to: mark)
-                key.appendEscaped(OpenBracket.bytes)
+                key.append("%5B" as StaticString)
                 key.appendEscaped(entry.key)
-                key.appendEscaped(CloseBracket.bytes)
+                key.append("%5D" as StaticString)
                 try encode(entry.value, depth: depth + 1)
             }
             key.truncate(to: mark)
         case .array(let values):
             guard depth < Self.maximumDepth else { throw TooDeep() }
             let mark = key.count
-            key.appendEscaped(EmptyBrackets.bytes)
+            key.append("%5B%5D" as StaticString)
             for element in values { try encode(element, depth: depth + 1) }
             key.truncate(to: mark)
         case .set(let members):
@@ -76,7 +76,3 @@ struct QueryStringEncoder {
         output.append(key)
     }
 }
-
-private enum OpenBracket { static let bytes: [UInt8] = [UInt8(ascii: "[")] }
-private enum CloseBracket { static let bytes: [UInt8] = [UInt8(ascii: "]")] }
-private enum EmptyBrackets { static let bytes: [UInt8] = [UInt8(ascii: "["), UInt8(ascii: "]")] }

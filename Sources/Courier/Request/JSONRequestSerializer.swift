@@ -10,6 +10,7 @@ import HTTPTypes
 public struct JSONRequestSerializer: HTTPBasedRequestSerializer {
     /// How the JSON text is laid out.
     public struct WritingOptions: OptionSet, Sendable {
+        /// The option bits.
         public let rawValue: Int
         /// Makes options from their raw bits.
         public init(rawValue: Int) { self.rawValue = rawValue }

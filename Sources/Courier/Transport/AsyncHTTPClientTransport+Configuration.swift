@@ -25,6 +25,9 @@ extension AsyncHTTPClientTransport {
         public var proxy: HTTPClient.Configuration.Proxy?
         /// TLS settings (trust roots, pinning verification, client certificates); nil uses the defaults.
         public var tlsConfiguration: TLSConfiguration?
+        /// Let AsyncHTTPClient retry failed connection attempts until the connect timeout. Off by
+        /// default so that a refused connection fails at once; the session's ``RetryPolicy`` retries instead.
+        public var retriesConnectionEstablishment: Bool = false
         /// Decompress gzip and deflate response bodies; off by default, as bodies are then passed on unchanged.
         public var decompressesResponses: Bool = false
 
@@ -42,6 +45,7 @@ extension AsyncHTTPClientTransport {
                 proxy: proxy,
                 decompression: decompressesResponses ? .enabled(limit: .none) : .disabled)
             configuration.httpVersion = allowsHTTP2 ? .automatic : .http1Only
+            configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
             return configuration
         }
     }

@@ -151,6 +151,11 @@ public final class AsyncHTTPClientTransport: Transport {
                     offendingInput: target, underlyingError: error)
             }
         }
+        if let error = error as? HTTPParserError, error == .invalidEOFState {
+            return CourierError(
+                .connectionFailed, "the server closed the connection to \(target) in the middle of the response",
+                offendingInput: target, underlyingError: error)
+        }
         if error is NIOConnectionError || error is IOError || error is ChannelError {
             return CourierError(
                 .connectionFailed, "cannot connect to \(target) or the connection broke: \(error)",

@@ -1,0 +1,217 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// REST verbs on a base URL over a ``SessionManager`` (AFHTTPSessionManager).
+///
+/// Paths resolve against ``baseURL`` by RFC 3986, after AFNetworking's rule that a base URL
+/// with a path gets a trailing slash: with `http://h/v1`, `"get"` becomes `http://h/v1/get`
+/// and `"/get"` becomes `http://h/get`. Requests are built by ``requestSerializer``; per-call
+/// headers win over its default headers. Bodies are decoded by ``responseSerializer``
+/// (JSON by default, as AFNetworking), or by a serializer given to a single call.
+public final class HTTPSessionManager: Sendable {
+    /// The URL that paths resolve against, already given its trailing slash; nil when every path is absolute.
+    public let baseURL: URL?
+    /// The session that runs the tasks (hooks, tasks, shutdown).
+    public let session: SessionManager
+
+    private let serializers: NIOLockedValueBox<Serializers>
+
+    private struct Serializers {
+        var request: any RequestSerializer = HTTPRequestSerializer()
+        var response: any ResponseSerializer = JSONResponseSerializer()
+    }
+
+    /// Makes a manager on a new ``SessionManager`` with its own transport.
+    public init(
+        baseURL: URL? = nil, configuration: SessionManager.Configuration = SessionManager.Configuration(),
+        transport: (any Transport)? = nil, interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = []
+    ) {
+        self.baseURL = baseURL.map(Self.withTrailingSlash)
+        self.session = SessionManager(
+            configuration: configuration, transport: transport, interceptor: interceptor, eventMonitors: eventMonitors)
+        self.serializers = NIOLockedValueBox(Serializers())
+    }
+
+    /// Makes a manager on an existing session.
+    public init(baseURL: URL?, session: SessionManager) {
+        self.baseURL = baseURL.map(Self.withTrailingSlash)
+        self.session = session
+        self.serializers = NIOLockedValueBox(Serializers())
+    }
+
+    /// Builds every request (an ``HTTPRequestSerializer`` unless set).
+    public var requestSerializer: any RequestSerializer {
+        get { serializers.withLockedValue { $0.request } }
+        set { serializers.withLockedValue { $0.request = newValue } }
+    }
+
+    /// Decodes every response of the verbs without a `serializer:` argument (a ``JSONResponseSerializer`` unless set).
+    public var responseSerializer: any ResponseSerializer {
+        get { serializers.withLockedValue { $0.response } }
+        set { serializers.withLockedValue { $0.response = newValue } }
+    }
+
+    /// Cancels running tasks and shuts the session's own transport down.
+    /// - Throws: ``CourierError`` `.transportFailed` when the transport does not shut down cleanly.
+    public func shutdown() async throws {
+        try await session.shutdown()
+    }
+
+    // MARK: Building requests
+
+    /// AFNetworking's rule: a base URL with a non-empty path that does not end in `/` gets one,
+    /// so relative paths extend it instead of replacing its last segment.
+    static func withTrailingSlash(_ url: URL) -> URL {
+        let absolute = url.absoluteString
+        guard !url.path.isEmpty, !absolute.hasSuffix("/") else { return url }
+        if url.query == nil && url.fragment == nil, let slashed = URL(string: absolute + "/") { return slashed }
+        return url.appendingPathComponent("")
+    }
+
+    /// The absolute URL for `path` (a path relative to ``baseURL``, or an absolute URL string).
+    /// - Throws: ``CourierError`` `.invalidURL` quoting `path` when it is not a URL reference
+    ///   or resolves to no absolute http(s) URL.
+    public func url(for path: String) throws -> URL {
+        let resolved: URL?
+        if let baseURL {
+            resolved = URL(string: path, relativeTo: baseURL)?.absoluteURL
+        } else {
+            resolved = URL(string: path)
+        }
+        guard let resolved, resolved.scheme != nil, resolved.host != nil else {
+            let base = baseURL.map { " against \($0.absoluteString)" } ?? " (there is no base URL)"
+            throw CourierError(.invalidURL, "\"\(path)\" does not resolve to an absolute URL\(base)", offendingInput: path)
+        }
+        return resolved
+    }
+
+    /// The request a verb would send: the serializer's defaults, `headers` over them, `parameters` encoded.
+    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader`, or the serializer's error.
+    public func request(
+        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]
+    ) throws -> Request {
+        let serializer = requestSerializer
+        var request = Request(method: method, url: try url(for: path))
+        let options: HTTPRequestSerializer?
+        if let http = serializer as? HTTPRequestSerializer {
+            options = http
+        } else if let based = serializer as? any HTTPBasedRequestSerializer {
+            options = based.httpSerializer
+        } else {
+            options = nil
+        }
+        if let options {
+            request.timeoutInterval = options.timeoutInterval
+            request.httpShouldHandleCookies = options.httpShouldHandleCookies
+        }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            try request.setValue(value, forHTTPHeaderField: name)
+        }
+        return try serializer.serialize(request, parameters: parameters)
+    }
+
+    // MARK: Verbs (async)
+
+    /// `GET path` with `parameters` in the query; the body decoded by ``responseSerializer``.
+    /// - Throws: ``CourierError`` from building, sending or decoding.
+    public func get(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<any Sendable> {
+        try await perform(.get, path, parameters: parameters, headers: headers, downloadProgress: downloadProgress)
+    }
+
+    /// `HEAD path`; the response has no body.
+    /// - Throws: ``CourierError`` from building, sending or validating.
+    public func head(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
+        -> DataResponse<any Sendable>
+    {
+        try await perform(.head, path, parameters: parameters, headers: headers)
+    }
+
+    /// `POST path` with `parameters` in the body as the request serializer encodes them.
+    /// - Throws: ``CourierError`` from building, sending or decoding.
+    public func post(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<any Sendable> {
+        try await perform(
+            .post, path, parameters: parameters, headers: headers, uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
+    }
+
+    /// `PUT path` with `parameters` in the body.
+    /// - Throws: ``CourierError`` from building, sending or decoding.
+    public func put(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
+        -> DataResponse<any Sendable>
+    {
+        try await perform(.put, path, parameters: parameters, headers: headers)
+    }
+
+    /// `PATCH path` with `parameters` in the body.
+    /// - Throws: ``CourierError`` from building, sending or decoding.
+    public func patch(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
+        -> DataResponse<any Sendable>
+    {
+        try await perform(.patch, path, parameters: parameters, headers: headers)
+    }
+
+    /// `DELETE path` with `parameters` in the query.
+    /// - Throws: ``CourierError`` from building, sending or decoding.
+    public func delete(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
+        -> DataResponse<any Sendable>
+    {
+        try await perform(.delete, path, parameters: parameters, headers: headers)
+    }
+
+    /// Any verb, decoded by a serializer of the caller's, with a typed value.
+    /// - Throws: ``CourierError`` from building, sending or decoding.
+    public func send<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        serializer: Serializer, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<Serializer.SerializedObject> {
+        let request = try request(method, path, parameters: parameters, headers: headers)
+        return try await session.data(
+            for: request, serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+    }
+
+    /// Downloads `path` into the file `destination`; see ``SessionManager/download(_:options:progress:destination:)``.
+    /// - Throws: ``CourierError`` from building or sending, `.downloadDestinationExists`, `.downloadFailed`.
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], to destination: URL,
+        options: DownloadOptions = [], progress: ProgressHandler? = nil
+    ) async throws -> SessionResponse {
+        try await download(
+            path, parameters: parameters, headers: headers, options: options, progress: progress,
+            destination: { _, _ in destination })
+    }
+
+    /// Downloads `path` to where `destination` says once the response is known.
+    /// - Throws: as ``download(_:parameters:headers:to:options:progress:)``.
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        destination: @escaping DownloadDestination
+    ) async throws -> SessionResponse {
+        let request = try request(.get, path, parameters: parameters, headers: headers)
+        return try await session.download(request, options: options, progress: progress, destination: destination)
+    }
+
+    private func perform(
+        _ method: HTTPMethod, _ path: String, parameters: Parameters?, headers: [String: String],
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<any Sendable> {
+        let request = try request(method, path, parameters: parameters, headers: headers)
+        let response = try await session.data(
+            for: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        return try Self.decode(response, with: responseSerializer)
+    }
+
+    static func decode(_ response: SessionResponse, with serializer: any ResponseSerializer) throws
+        -> DataResponse<any Sendable>
+    {
+        let value = try serializer.serialize(request: response.request, response: response.response, data: response.data)
+        return DataResponse(request: response.request, response: response.response, data: response.data, value: value)
+    }
+}
