@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Generated response content that repeats with a fixed period, held once and served as
@@ -42,8 +43,21 @@ struct PeriodicTape: Sendable {
     /// The `/range/{n}` content, as httpbin serves it: `abc…xyz` repeated.
     static let alphabet = PeriodicTape(period: Array((0..<(26 * 2521)).map { UInt8(ascii: "a") + UInt8($0 % 26) }))
 
-    /// The seeded pseudo-random content of `/bytes/{n}?seed=` and `/stream-bytes/{n}?seed=`.
+    /// The seeded pseudo-random content of `/bytes/{n}?seed=` and `/stream-bytes/{n}?seed=`;
+    /// recent seeds are cached, so repeated downloads do not regenerate the period.
     static func seeded(_ seed: UInt64) -> PeriodicTape {
+        if let cached = seededCache.withLockedValue({ $0[seed] }) { return cached }
+        let tape = generateSeeded(seed)
+        seededCache.withLockedValue { cache in
+            if cache.count >= 16 { cache.removeAll() }
+            cache[seed] = tape
+        }
+        return tape
+    }
+
+    private static let seededCache = NIOLockedValueBox<[UInt64: PeriodicTape]>([:])
+
+    private static func generateSeeded(_ seed: UInt64) -> PeriodicTape {
         var generator = SplitMix64(seed: seed)
         var period = [UInt8](repeating: 0, count: seededPeriod)
         var index = 0

@@ -8,8 +8,9 @@ import NIOHTTP1
 /// The answer: `bytes`, `sha256` of the whole body, the `content_length`, `transfer_encoding`
 /// and `content_type` headers seen (null when absent), `method`, `part_count`, and `parts`
 /// (name, filename, content_type, headers, size, sha256 each; `?parts=count` leaves the list
-/// out for forms with very many parts). A multipart body that does not parse is a 400 whose
-/// document says why, with the same fields.
+/// out for forms with very many parts; `?digest=none` skips hashing, for throughput runs, and
+/// reports `sha256` as null). A multipart body that does not parse is a 400 whose document says
+/// why, with the same fields.
 final class UploadSink: RequestBodyConsumer {
     private struct PartRecord {
         var head: MultipartPartHead
@@ -26,10 +27,12 @@ final class UploadSink: RequestBodyConsumer {
     private var finishedParts: [JSONValue] = []
     private var partCount = 0
     private let listsParts: Bool
+    private let hashes: Bool
 
     init(_ request: ServerRequest) {
         self.request = request
         listsParts = request.queryValue("parts") != "count"
+        hashes = request.queryValue("digest") != "none"
         if let contentType = request.header("Content-Type"),
             HeaderParameters(parsing: contentType).value.lowercased().hasPrefix("multipart/")
         {
@@ -47,7 +50,7 @@ final class UploadSink: RequestBodyConsumer {
 
     func consume(_ chunk: ByteBuffer) -> BodyVerdict {
         received += chunk.readableBytes
-        chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+        if hashes { chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) } }
         if var active = parser, parseError == nil {
             parser = nil
             do {
@@ -66,7 +69,7 @@ final class UploadSink: RequestBodyConsumer {
             current = PartRecord(head: head)
         case .bodyChunk(let chunk):
             current?.size += chunk.readableBytes
-            chunk.withUnsafeReadableBytes { current?.hasher.update(bufferPointer: $0) }
+            if hashes { chunk.withUnsafeReadableBytes { current?.hasher.update(bufferPointer: $0) } }
         case .partEnd:
             guard let part = current else { return }
             current = nil
@@ -83,7 +86,7 @@ final class UploadSink: RequestBodyConsumer {
             finishedParts.append([
                 "name": .optional(part.head.name), "filename": .optional(part.head.filename),
                 "content_type": .optional(part.head.contentType), "headers": .object(headers),
-                "size": .int(Int64(part.size)), "sha256": .string(part.hasher.finalize().hexString),
+                "size": .int(Int64(part.size)), "sha256": hashes ? .string(part.hasher.finalize().hexString) : .null,
             ])
         }
     }
@@ -93,7 +96,7 @@ final class UploadSink: RequestBodyConsumer {
             do { try parser.finish() } catch { parseError = "malformed multipart body: \(error)" }
         }
         var document: [String: JSONValue] = [
-            "bytes": .int(Int64(received)), "sha256": .string(hasher.finalize().hexString),
+            "bytes": .int(Int64(received)), "sha256": hashes ? .string(hasher.finalize().hexString) : .null,
             "content_length": .optional(request.header("Content-Length")),
             "transfer_encoding": .optional(request.header("Transfer-Encoding")),
             "content_type": .optional(request.header("Content-Type")),

@@ -55,6 +55,10 @@ final class ServerState: Sendable {
         guarded.withLockedValue { state in
             state.stats.requestsReceived += 1
             state.stats.lastRequestHead = head
+            if state.stats.recentRequestHeads.count == TestServerStats.recentHeadLimit {
+                state.stats.recentRequestHeads.removeFirst()
+            }
+            state.stats.recentRequestHeads.append(head)
         }
     }
 

@@ -55,4 +55,9 @@ public struct TestServerStats: Sendable {
     public var requestsServed = 0
     /// The most recent request head, for header assertions.
     public var lastRequestHead: RecordedRequestHead?
+    /// The last ``recentHeadLimit`` request heads, oldest first (a redirect chain, a retry series).
+    public var recentRequestHeads: [RecordedRequestHead] = []
+
+    /// How many heads ``recentRequestHeads`` keeps.
+    public static let recentHeadLimit = 100
 }
