@@ -57,11 +57,20 @@ struct RequestAssembler {
                 request = try MultipartAssembler(plan: plan).request(
                     method: method, urlString: urlString, serializer: httpSerializer(accept: "*/*"))
             case .raw:
-                request = try httpSerializer(accept: "*/*").makeRequest(method: method, urlString: urlString)
+                // httpie treats a raw body as JSON unless --form or --multipart says otherwise.
+                request = try httpSerializer(accept: plan.jsonMode ? "application/json, */*;q=0.5" : "*/*")
+                    .makeRequest(method: method, urlString: urlString)
                 switch plan.rawBody {
-                case .bytes(let data): request.body = .data(data)
-                case .file(let path): request.body = try .file(URL(fileURLWithPath: path))
-                case nil: break
+                case .bytes(let data):
+                    request.body = .data(data)
+                    if plan.jsonMode { try request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+                case .file(let path):
+                    // `@file` is typed by its extension, from Courier's MIME table.
+                    let url = URL(fileURLWithPath: path)
+                    request.body = try .file(url)
+                    try request.setValue(MIMETypes.type(forPathExtension: url.pathExtension), forHTTPHeaderField: "Content-Type")
+                case nil:
+                    break
                 }
             case .none:
                 request = try httpSerializer(accept: "*/*").makeRequest(method: method, urlString: urlString)

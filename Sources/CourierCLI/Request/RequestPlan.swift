@@ -54,4 +54,6 @@ struct RequestPlan: Sendable {
     var rawBody: RawBody?
     /// The multipart boundary from `--boundary`, if any.
     var boundary: String?
+    /// True unless `--form` or `--multipart`: a raw body is then sent as JSON, as httpie does.
+    var jsonMode = true
 }

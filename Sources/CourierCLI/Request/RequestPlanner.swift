@@ -91,7 +91,8 @@ struct RequestPlanner {
         let method = positionals.method ?? (kind == .none ? "GET" : "POST")
         return RequestPlan(
             method: method, url: try Self.appending(queryPairs, to: url, original: positionals.url), headers: headers,
-            bodyKind: kind, fields: fields, files: files, rawBody: rawBody, boundary: boundary)
+            bodyKind: kind, fields: fields, files: files, rawBody: rawBody, boundary: boundary,
+            jsonMode: mode == .json)
     }
 
     /// Appends `name==value` items to the URL's query, with `&` when it already has one.

@@ -303,7 +303,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         switch framing {
         case .contentLength(let length):
-            buffer.writeString("Content-Length: \(length)\r\n")
+            // RFC 9110 §8.6: no Content-Length on 204; a 304's would describe the cached body.
+            if spec.status != .noContent && spec.status != .notModified {
+                buffer.writeString("Content-Length: \(length)\r\n")
+            }
         case .chunked:
             buffer.writeString("Transfer-Encoding: chunked\r\n")
         case .untilClose:

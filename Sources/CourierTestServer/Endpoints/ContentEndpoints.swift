@@ -64,7 +64,7 @@ enum ContentEndpoints {
 
     static func cookiesJSON(_ request: ServerRequest) -> JSONValue {
         var cookies: [String: JSONValue] = [:]
-        for header in request.head.headers[canonicalForm: "Cookie"] {
+        for header in request.head.headers["Cookie"] {
             for item in header.split(separator: ";") {
                 let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = pair[0].trimmingWhitespace()

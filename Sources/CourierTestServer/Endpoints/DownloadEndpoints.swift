@@ -45,9 +45,9 @@ enum DownloadEndpoints {
         let delay = request.queryValue("delay").flatMap(Double.init) ?? 0
         let code = request.queryInt("code") ?? 200
         guard (0...(64 * 1024 * 1024)).contains(count), duration.isFinite, (0...60).contains(duration),
-            delay.isFinite, (0...60).contains(delay), (100...999).contains(code)
+            delay.isFinite, (0...60).contains(delay), (200...999).contains(code)
         else {
-            return DiscardingBody(.error(.badRequest, "drip needs numbytes 0...67108864, duration and delay 0...60 s, code 100...999"))
+            return DiscardingBody(.error(.badRequest, "drip needs numbytes 0...67108864, duration and delay 0...60 s, code 200...999"))
         }
         let source = DripSource(count: count, duration: duration, initialDelay: delay)
         return DiscardingBody(.streamed(

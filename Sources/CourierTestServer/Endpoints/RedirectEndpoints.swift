@@ -3,13 +3,13 @@ import NIOHTTP1
 
 /// /status/{codes}, /redirect-to, /redirect/{n}, /relative-redirect/{n}, /absolute-redirect/{n}.
 enum RedirectEndpoints {
-    /// /status/{codes}: one code, or a comma list (`200,500` or weighted `200:0.9,500:0.1`)
+    /// /status/{codes}: one final (200-999) code, or a comma list (`200,500` or weighted `200:0.9,500:0.1`)
     /// from which one is drawn; `?seed=` makes the draw repeatable.
     static func status(_ request: ServerRequest, codes text: String) -> any RequestBodyConsumer {
         var choices: [(code: Int, weight: Double)] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let pieces = item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let code = Int(pieces[0].trimmingWhitespace()), (100...999).contains(code) else {
+            guard let code = Int(pieces[0].trimmingWhitespace()), (200...999).contains(code) else {
                 return DiscardingBody(.error(.badRequest, "invalid status code \(String(item).debugDescription) in \(text.debugDescription)"))
             }
             var weight = 1.0

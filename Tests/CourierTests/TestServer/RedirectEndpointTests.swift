@@ -18,6 +18,9 @@ struct RedirectEndpointTests {
             let unauthorized = try await TestServerHarness.fetch(server, "/status/401")
             #expect(unauthorized.headers.first(name: "WWW-Authenticate") == "Basic realm=\"Fake Realm\"")
             #expect(try await TestServerHarness.fetch(server, "/status/abc").status == .badRequest)
+            #expect(try await TestServerHarness.fetch(server, "/status/101").status == .badRequest)
+            let noContent = try await TestServerHarness.fetch(server, "/status/204")
+            #expect(noContent.headers.first(name: "Content-Length") == nil)
         }
     }
 

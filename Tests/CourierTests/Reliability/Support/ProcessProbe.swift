@@ -17,3 +17,35 @@ enum ProcessProbe {
         return nil
     }
 }
+
+extension ProcessProbe {
+    /// The number of this process's descriptors that are TCP sockets with `port` at either end
+    /// (from `/proc/self/net/tcp{,6}` and `/proc/self/fd`), or nil off Linux.
+    ///
+    /// Unlike the total descriptor count, other tests running at the same time cannot change it.
+    static func socketDescriptorCount(port: Int) -> Int? {
+        var inodes = Set<String>()
+        var readAny = false
+        for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            readAny = true
+            for line in text.split(separator: "\n").dropFirst() {
+                let columns = line.split(separator: " ")
+                guard columns.count > 9 else { continue }
+                let ports = [columns[1], columns[2]].compactMap { address in
+                    address.split(separator: ":").last.flatMap { Int($0, radix: 16) }
+                }
+                if ports.contains(port), columns[9] != "0" { inodes.insert(String(columns[9])) }
+            }
+        }
+        guard readAny, let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else {
+            return nil
+        }
+        return descriptors.count { descriptor in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor)
+            else { return false }
+            guard target.hasPrefix("socket:["), target.hasSuffix("]") else { return false }
+            return inodes.contains(String(target.dropFirst(8).dropLast()))
+        }
+    }
+}

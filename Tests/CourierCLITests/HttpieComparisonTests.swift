@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// Sends the same command lines with httpie (`$COURIER_HTTPIE`, the `http` from PyPI's
+/// `httpie`) and with `courier` to a real httpbin (`$COURIER_HTTPBIN_URL`), and compares what
+/// httpbin says it received. Skipped when either is unset, unless `CI=true`, where that fails.
+///
+/// Differences Courier documents and that are removed before comparing: User-Agent,
+/// Accept-Encoding and Connection (httpie asks for gzip and keep-alive explicitly), the
+/// multipart boundary, `+` for a space in a query (Courier writes `%20`), Content-Length (httpie writes JSON with spaces, Courier compactly
+/// with sorted keys, and boundaries differ in length) and the raw `data` text of JSON and
+/// multipart bodies (their parsed `json`, `form` and `files` are compared instead).
+@Suite struct HttpieComparisonTests {
+    struct Setup {
+        let httpie: String
+        let httpbin: String
+    }
+
+    static func setup() throws -> Setup? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let httpie = environment["COURIER_HTTPIE"], let httpbin = environment["COURIER_HTTPBIN_URL"] else {
+            if environment["CI"] == "true" {
+                Issue.record("COURIER_HTTPIE and COURIER_HTTPBIN_URL must be set when CI=true")
+            }
+            return nil
+        }
+        return Setup(httpie: httpie, httpbin: httpbin.hasSuffix("/") ? String(httpbin.dropLast()) : httpbin)
+    }
+
+    /// Each case: the arguments after the URL path (`{url}` is replaced by httpbin's base URL).
+    static let cases: [[String]] = [
+        ["GET", "{url}/anything", "q==1", "q==two words", "x==ü"],
+        ["POST", "{url}/anything", "name=Ann", "age:=30", "tags:=[\"a\",\"b\"]", "nested[k]=v"],
+        ["--form", "POST", "{url}/anything", "a=1", "b=x y&z", "a=2"],
+        ["--form", "POST", "{url}/anything", "field=value", "file@{fixture}"],
+        ["--multipart", "PUT", "{url}/anything", "only=field"],
+        ["GET", "{url}/anything", "X-Custom:abc", "X-Empty;", "Accept:text/plain"],
+        ["--auth", "user:secret", "GET", "{url}/anything"],
+        ["--follow", "GET", "{url}/redirect/2"],
+        ["--follow", "POST", "{url}/redirect-to?url=/anything&status_code=307", "kept=yes"],
+        ["--raw", "raw body text", "PATCH", "{url}/anything", "Content-Type:text/plain"],
+    ]
+
+    @Test(arguments: cases.indices)
+    func httpbinReceivesTheSame(index: Int) throws {
+        guard let setup = try Self.setup() else { return }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = directory.appendingPathComponent("fixture.txt")
+        try Data("fixture file contents\n".utf8).write(to: fixture)
+        let arguments = Self.cases[index].map {
+            $0.replacingOccurrences(of: "{url}", with: setup.httpbin).replacingOccurrences(of: "{fixture}", with: fixture.path)
+        }
+
+        let courier = try CourierProcess.run(["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
+        let httpie = try Self.runHttpie(setup.httpie, ["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
+        #expect(courier.status == 0, "courier: \(courier.stderr)")
+        #expect(httpie.status == 0, "http: \(httpie.stderr)")
+        let courierView = try Self.normalized(courier.stdout)
+        let httpieView = try Self.normalized(httpie.stdout)
+        #expect(courierView == httpieView, "arguments: \(arguments)")
+    }
+
+    static func runHttpie(_ path: String, _ arguments: [String]) throws -> CourierProcess.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CourierProcess.Result(
+            status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// httpbin's answer without the documented differences, re-serialized with sorted keys.
+    static func normalized(_ body: Data) throws -> String {
+        var object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "not JSON")
+        if var headers = object["headers"] as? [String: Any] {
+            for name in ["User-Agent", "Accept-Encoding", "Connection", "Content-Length"] { headers[name] = nil }
+            if let type = headers["Content-Type"] as? String, let range = type.range(of: "boundary=") {
+                headers["Content-Type"] = String(type[..<range.upperBound]) + "B"
+            }
+            object["headers"] = headers
+        }
+        // Courier escapes a space in a query as %20 (AFNetworking's set), httpie as +.
+        if let url = object["url"] as? String { object["url"] = url.replacingOccurrences(of: "+", with: "%20") }
+        let type = ((object["headers"] as? [String: Any])?["Content-Type"] as? String) ?? ""
+        if type.hasPrefix("multipart/") || !(object["json"] is NSNull) { object["data"] = nil }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,203 @@
+import CourierTestServer
+import Crypto
+import Foundation
+import Testing
+
+/// The CLI as a subprocess against the in-process test server on 127.0.0.1: every item kind
+/// reaches the server as sent, and every exit code is produced by a real exchange.
+@Suite struct LiveServerTests {
+    /// Runs `courier` with `arguments` against a fresh server; `{base}` in an argument is its base URL.
+    func withServer<T>(_ body: (TestServer, String) async throws -> T) async throws -> T {
+        let server = try await TestServer.start()
+        do {
+            let result = try await body(server, server.baseURL.absoluteString)
+            try await server.shutdown()
+            return result
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    func json(_ result: CourierProcess.Result) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: result.stdout)
+        return try #require(object as? [String: Any], "not a JSON object: \(result.stdoutText) / \(result.stderr)")
+    }
+
+    @Test func jsonQueryAndHeaders() async throws {
+        try await withServer { _, base in
+            let result = try CourierProcess.run(["POST", "\(base)/post", "q==a b", "X-Token:t1", "name=Ann", "age:=30", "tags:=[\"x\"]"])
+            #expect(result.status == 0)
+            let body = try json(result)
+            #expect((body["args"] as? [String: Any])?["q"] as? String == "a b")
+            let sent = try #require(body["json"] as? [String: Any])
+            #expect(sent["name"] as? String == "Ann")
+            #expect(sent["age"] as? Int == 30)
+            #expect(sent["tags"] as? [String] == ["x"])
+            let headers = try #require(body["headers"] as? [String: Any])
+            #expect(headers["X-Token"] as? String == "t1")
+            #expect(headers["Content-Type"] as? String == "application/json")
+        }
+    }
+
+    @Test func formAndMultipartWithFiles() async throws {
+        try await withServer { _, base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try Data("file text".utf8).write(to: directory.appendingPathComponent("note.txt"))
+            try Data("from file".utf8).write(to: directory.appendingPathComponent("value.txt"))
+            let form = try CourierProcess.run(["-f", "\(base)/post", "a=1", "a=2", "b=@value.txt"], directory: directory)
+            let formBody = try json(form)
+            #expect((formBody["form"] as? [String: Any])?["b"] as? String == "from file")
+            #expect((formBody["form"] as? [String: Any])?["a"] as? [String] == ["1", "2"])
+
+            let multipart = try CourierProcess.run(["-f", "\(base)/post", "a=1", "doc@note.txt;type=text/x-note"], directory: directory)
+            let multipartBody = try json(multipart)
+            #expect((multipartBody["files"] as? [String: Any])?["doc"] as? String == "file text")
+            #expect((multipartBody["form"] as? [String: Any])?["a"] as? String == "1")
+        }
+    }
+
+    @Test func largeFileUploadStreamsIntact() async throws {
+        try await withServer { _, base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let payload = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+            try payload.write(to: directory.appendingPathComponent("big.bin"))
+            let digest = SHA256.hash(data: payload).map { String(format: "%02x", $0) }.joined()
+            let raw = try CourierProcess.run(["\(base)/upload", "@big.bin"], directory: directory)
+            let rawBody = try json(raw)
+            #expect(rawBody["sha256"] as? String == digest)
+            #expect(rawBody["content_length"] as? String == "3000000")
+            let chunked = try CourierProcess.run(["--chunked", "\(base)/upload", "@big.bin"], directory: directory)
+            let chunkedBody = try json(chunked)
+            #expect(chunkedBody["sha256"] as? String == digest)
+            #expect(chunkedBody["transfer_encoding"] as? String == "chunked")
+            let multipart = try CourierProcess.run(["--multipart", "\(base)/upload", "f@big.bin"], directory: directory)
+            let parts = try #require(try json(multipart)["parts"] as? [[String: Any]])
+            #expect(parts.first?["sha256"] as? String == digest)
+        }
+    }
+
+    @Test func stdinBodyAndAuth() async throws {
+        try await withServer { _, base in
+            let piped = try CourierProcess.run(["PUT", "\(base)/put", "Content-Type:text/plain"], stdin: Data("piped".utf8))
+            #expect(try json(piped)["data"] as? String == "piped")
+            let auth = try CourierProcess.run(["-a", "user:pw", "\(base)/get"])
+            #expect(auth.status == 0)
+            #expect((try json(auth)["headers"] as? [String: Any])?["Authorization"] as? String == "Basic dXNlcjpwdw==")
+        }
+    }
+
+    @Test func printOptionsShowTheExchange() async throws {
+        try await withServer { _, base in
+            let verbose = try CourierProcess.run(["-v", "\(base)/post", "a=1"])
+            #expect(verbose.stdoutText.hasPrefix("POST /post HTTP/1.1\r\n"))
+            #expect(verbose.stdoutText.contains("\r\n\r\n{\"a\":\"1\"}\n\nHTTP/1.1 200 OK\r\n"))
+            let headers = try CourierProcess.run(["-h", "\(base)/get"])
+            #expect(headers.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(headers.stdoutText.hasSuffix("\r\n\r\n"))
+            let bytes = try CourierProcess.run(["--print=b", "\(base)/bytes/5000?seed=3"])
+            #expect(bytes.stdout == Data(TestServer.expectedBytes(count: 5000, seed: 3)))
+            let terminal = try CourierProcess.run(["\(base)/bytes/100"], environment: ["COURIER_FORCE_TTY": "1"])
+            #expect(terminal.stdoutText.contains("NOTE: binary data not shown in terminal"))
+            let pretty = try CourierProcess.run(["--pretty=format", "-b", "\(base)/get"])
+            #expect(pretty.stdoutText.hasPrefix("{\n    \"args\": {},\n"))
+        }
+    }
+
+    @Test func exitCodes() async throws {
+        try await withServer { _, base in
+            #expect(try CourierProcess.run(["\(base)/status/404"]).status == 0)
+            let notFound = try CourierProcess.run(["--check-status", "\(base)/status/404"])
+            #expect(notFound.status == 4)
+            #expect(notFound.stderr.contains("404"))
+            #expect(try CourierProcess.run(["--check-status", "\(base)/status/503"]).status == 5)
+            #expect(try CourierProcess.run(["--check-status", "\(base)/redirect/1"]).status == 3)
+            #expect(try CourierProcess.run(["--check-status", "-F", "\(base)/redirect/1"]).status == 0)
+            let tooMany = try CourierProcess.run(["-F", "--max-redirects=2", "\(base)/redirect/4"])
+            #expect(tooMany.status == 6)
+            #expect(tooMany.stderr.hasPrefix("courier: error: "))
+            let timeout = try CourierProcess.run(["--timeout=0.5", "\(base)/delay/5"])
+            #expect(timeout.status == 2)
+            let refused = try CourierProcess.run(["http://127.0.0.1:1/"])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.hasPrefix("courier: error: "))
+            #expect(refused.stderr.filter { $0 == "\n" }.count == 1)
+        }
+    }
+
+    @Test func redirect307ResendsTheBody() async throws {
+        try await withServer { _, base in
+            let result = try CourierProcess.run(["-F", "\(base)/redirect-to?url=/post&status_code=307", "a=1"])
+            let body = try json(result)
+            #expect((body["json"] as? [String: Any])?["a"] as? String == "1")
+        }
+    }
+
+    @Test func downloadsNameResumeAndNeverOverwrite() async throws {
+        try await withServer { _, base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let tty = ["COURIER_FORCE_TTY": "1"]
+            let expected = Data(TestServer.expectedBytes(count: 200_000, seed: 1))
+            let first = try CourierProcess.run(["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
+            #expect(first.status == 0)
+            let second = try CourierProcess.run(["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
+            #expect(second.status == 0)
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            #expect(names == ["200000.bin", "200000-1.bin"].sorted())
+            #expect(try Data(contentsOf: directory.appendingPathComponent("200000.bin")) == expected)
+
+            let hostile = try CourierProcess.run(
+                ["-d", "\(base)/fault/content-disposition?filename=../../evil.txt"], environment: tty, directory: directory)
+            #expect(hostile.status == 0)
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("evil.txt").path))
+            #expect(!FileManager.default.fileExists(atPath: directory.deletingLastPathComponent().appendingPathComponent("evil.txt").path))
+
+            let partial = directory.appendingPathComponent("partial.bin")
+            try expected.prefix(70_000).write(to: partial)
+            let resumed = try CourierProcess.run(["-d", "-c", "-o", partial.path, "\(base)/bytes/200000?seed=1"], directory: directory)
+            #expect(resumed.status == 0)
+            #expect(resumed.stderr.contains("206"))
+            #expect(try Data(contentsOf: partial) == expected)
+
+            let redirected = try CourierProcess.run(["-d", "\(base)/bytes/1000?seed=1"], directory: directory)
+            #expect(redirected.stdout == expected.prefix(1000))
+        }
+    }
+
+    @Test func serveAnswersRequests() async throws {
+        // `courier serve` on a fixed free port: found by binding the test server once, then freeing it.
+        let probe = try await TestServer.start()
+        let port = probe.port
+        try await probe.shutdown()
+        let process = Process()
+        process.executableURL = try CourierProcess.executable()
+        process.arguments = ["serve", "--port", String(port), "--quiet"]
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var answered: CourierProcess.Result?
+        for _ in 0..<100 {
+            let result = try CourierProcess.run(["http://127.0.0.1:\(port)/get", "x==1"])
+            if result.status == 0 {
+                answered = result
+                break
+            }
+            usleep(50_000)
+        }
+        let result = try #require(answered)
+        #expect(try json(result)["args"] as? [String: String] == ["x": "1"])
+    }
+
+    @Test func demoRunsEndToEnd() throws {
+        let result = try CourierProcess.run(["demo", "--upload-megabytes", "5", "--download-megabytes", "4"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("All 6 steps passed"))
+    }
+}
