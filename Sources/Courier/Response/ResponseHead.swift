@@ -30,8 +30,17 @@ public struct ResponseHead: Sendable, Hashable {
     }
 
     /// The declared body length from `Content-Length`, when present and valid.
+    /// Read on every response, so it parses the digits directly rather than trimming through NSString.
     public var expectedContentLength: Int64? {
-        value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        guard let text = headerFields[.contentLength] else { return nil }
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var digits = Substring(text).utf8
+        while let first = digits.first, isBlank(first) { digits.removeFirst() }
+        while let last = digits.last, isBlank(last) { digits.removeLast() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return Int64(Substring(digits))
     }
 
     /// The media type of `Content-Type` without parameters, lower-cased (`application/json`).
