@@ -27,7 +27,6 @@ struct LoadTests {
             for try await result in group { results.append(result) }
             return results
         }
-        let socketsDuringLoad = ProcessProbe.socketDescriptorCount(port: server.port)
         #expect(statuses.count == 1_000)
         #expect(statuses.allSatisfy { $0.1 == 200 && $0.2 == 1_000 + $0.0 })
         let residentAfter = ProcessProbe.residentBytes()
@@ -35,9 +34,9 @@ struct LoadTests {
         try await manager.shutdown()
         try await server.shutdown()
         let descriptorsAfter = ProcessProbe.openFileDescriptorCount()
-        if let socketsDuringLoad, let socketsAfter = ProcessProbe.socketDescriptorCount(port: server.port) {
-            // Client and server ends were open under load; after shutdown not one remains.
-            #expect(socketsDuringLoad > 0)
+        // After shutdown not one socket to the server remains. (How many pooled connections are
+        // still idle right after the load depends on timing, so that count is not asserted.)
+        if let socketsAfter = ProcessProbe.socketDescriptorCount(port: server.port) {
             #expect(socketsAfter == 0, "\(socketsAfter) sockets to port \(server.port) still open")
         }
         if let residentBefore, let residentAfter {
