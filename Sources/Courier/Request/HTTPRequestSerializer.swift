@@ -193,3 +193,26 @@ extension CourierError.Code {
     /// A string that is not a URL, quoted in the message.
     public static let invalidURL = CourierError.Code("invalidURL")
 }
+
+extension HTTPRequestSerializer {
+    /// The path shared by the body serializers (JSON, property list): URI methods get the query
+    /// exactly as this serializer writes it; other methods get the default headers, the body
+    /// `encode` makes, and `bodyContentType` unless the request already names one. Nil
+    /// parameters leave the body empty and set no Content-Type.
+    /// - Throws: whatever `encode`, the default headers or the custom query closure throw.
+    func serialize(
+        _ request: Request, parameters: Parameters?, bodyContentType: String,
+        encode: (Parameters) throws -> Data
+    ) throws -> Request {
+        if encodesParametersInURI(request.method) {
+            return try serialize(request, parameters: parameters)
+        }
+        var request = try applyingDefaultHeaders(to: request)
+        guard let parameters else { return request }
+        request.body = .data(try encode(parameters))
+        if request.headerFields[.contentType] == nil {
+            request.headerFields[.contentType] = bodyContentType
+        }
+        return request
+    }
+}

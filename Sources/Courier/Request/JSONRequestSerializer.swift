@@ -38,16 +38,9 @@ public struct JSONRequestSerializer: HTTPBasedRequestSerializer {
     ///   infinity, data or a set, which JSON cannot hold; `.invalidHeader` for a bad default
     ///   header; the custom query closure's error for URI methods.
     public func serialize(_ request: Request, parameters: Parameters?) throws -> Request {
-        if httpSerializer.encodesParametersInURI(request.method) {
-            return try httpSerializer.serialize(request, parameters: parameters)
+        try httpSerializer.serialize(request, parameters: parameters, bodyContentType: "application/json") { parameters in
+            try Self.data(for: parameters, options: writingOptions)
         }
-        var request = try httpSerializer.applyingDefaultHeaders(to: request)
-        guard let parameters else { return request }
-        request.body = .data(try Self.data(for: parameters, options: writingOptions))
-        if request.headerFields[.contentType] == nil {
-            request.headerFields[.contentType] = "application/json"
-        }
-        return request
     }
 
     /// The JSON text of `parameters`.

@@ -32,16 +32,9 @@ public struct PropertyListRequestSerializer: HTTPBasedRequestSerializer {
     ///   set, which property lists cannot hold; `.invalidHeader` for a bad default header; the
     ///   custom query closure's error for URI methods.
     public func serialize(_ request: Request, parameters: Parameters?) throws -> Request {
-        if httpSerializer.encodesParametersInURI(request.method) {
-            return try httpSerializer.serialize(request, parameters: parameters)
+        try httpSerializer.serialize(request, parameters: parameters, bodyContentType: "application/x-plist") { parameters in
+            try Self.data(for: parameters, format: format)
         }
-        var request = try httpSerializer.applyingDefaultHeaders(to: request)
-        guard let parameters else { return request }
-        request.body = .data(try Self.data(for: parameters, format: format))
-        if request.headerFields[.contentType] == nil {
-            request.headerFields[.contentType] = "application/x-plist"
-        }
-        return request
     }
 
     /// The property list of `parameters`.
