@@ -45,7 +45,8 @@ public final class AsyncHTTPClientTransport: Transport {
         -> TransportResponse
     {
         let deadline: NIODeadline
-        if let interval = request.timeoutInterval {
+        if let interval = request.timeoutInterval, interval.isFinite, interval < 1e9 {
+            // Non-finite or absurd intervals mean no deadline rather than an overflowing conversion.
             deadline = .now() + .nanoseconds(Int64(max(0, interval) * 1_000_000_000))
         } else if let timeout = configuration.requestTimeout {
             deadline = .now() + timeout
@@ -71,12 +72,21 @@ public final class AsyncHTTPClientTransport: Transport {
         let head = Self.responseHead(status: response.status, headers: response.headers, url: request.url)
         let url = request.url
         let body = response.body
+        // AsyncHTTPClient's deadline stops at the head; past it, a body that keeps trickling in
+        // would reset the read timeout forever. Each chunk is checked against the deadline
+        // (one clock read), and dropping the iterator on the timeout cancels the exchange and
+        // closes the connection. A silent body is bounded by the read timeout, and the session
+        // layer cancels at the exact deadline.
+        let bodyDeadline = deadline == .distantFuture ? nil : deadline
         return TransportResponse(
             head: head,
             body: BodyChunks(makeNext: {
                 var iterator = body.makeAsyncIterator()
                 return {
                     do {
+                        if let bodyDeadline, NIODeadline.now() >= bodyDeadline {
+                            throw HTTPClientError.deadlineExceeded
+                        }
                         return try await iterator.next()
                     } catch {
                         throw Self.courierError(from: error, url: url)
@@ -189,6 +199,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes, keeping the original.
     static func courierError(from error: any Error, url: URL) -> CourierError {
         if let error = error as? CourierError { return error }
+        if let tls = CourierError.tlsFailure(error, url: url) { return tls }
         let target = url.absoluteString
         if error is CancellationError {
             return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
