@@ -93,7 +93,7 @@ struct FaultInjectionTests {
         }
     }
 
-    @Test(.disabled("hangs against the session layer on main at 05:40 UTC; see RELIABILITY.md"))
+    @Test
     func aServerThatNeverAnswersHitsTheRequestTimeout() async throws {
         try await withFaultSession { server, manager, _ in
             var request = Request(url: server.url("/fault/never-answer"))
@@ -102,7 +102,7 @@ struct FaultInjectionTests {
         }
     }
 
-    @Test(.disabled("hangs against the session layer on main at 05:40 UTC; see RELIABILITY.md"))
+    @Test
     func aSlowDripHitsTheReadTimeout() async throws {
         try await withFaultSession(transport: { $0.readTimeout = .milliseconds(300) }) { server, manager, _ in
             await expectFailure([.timedOut]) {
@@ -111,7 +111,7 @@ struct FaultInjectionTests {
         }
     }
 
-    @Test(.disabled("hangs against the session layer on main at 05:40 UTC; see RELIABILITY.md"))
+    @Test
     func aDripThatNeverEndsHitsTheRequestDeadline() async throws {
         try await withFaultSession { server, manager, _ in
             var request = Request(url: server.url("/fault/drip-forever?interval_ms=50"))
@@ -136,7 +136,7 @@ struct FaultInjectionTests {
         }
     }
 
-    @Test(.disabled("hangs against the session layer on main at 05:40 UTC; see RELIABILITY.md"))
+    @Test
     func aContentLengthShorterThanTheBodyNeverDeliversMoreThanDeclared() async throws {
         try await withFaultSession { server, manager, _ in
             // The extra bytes are not part of the response (RFC 9112 §6.3); at most the declared ones arrive.
@@ -249,7 +249,7 @@ struct FaultInjectionTests {
         }
     }
 
-    @Test(.disabled("hangs the test process when cancel(producingResumeData:) runs from a progress callback; see RELIABILITY.md"))
+    @Test
     func downloadsInterruptedAtRandomPointsResumeToTheExactBytes() async throws {
         let seed = SeededRandom.seed(default: 0xD0_0D)
         var random = SeededRandom(seed: seed)
