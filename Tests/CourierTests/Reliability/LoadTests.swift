@@ -5,7 +5,7 @@ import Testing
 import CourierTestServer
 
 /// Load held by one manager: many concurrent requests, no leaked descriptors, bounded memory.
-@Suite("Load: 1,000 concurrent requests through one manager")
+@Suite("Load: 1,000 concurrent requests through one manager", .timeLimit(.minutes(1)))
 struct LoadTests {
     @Test func thousandConcurrentRequestsAllSucceedWithoutLeaks() async throws {
         let server = try await TestServer.start()
