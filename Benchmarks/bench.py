@@ -12,7 +12,9 @@ Environment (all optional):
   BENCH_BIG         size of the large file in bytes (default 1 GiB)
   BENCH_MEMORY      size of the in-memory part in bytes (default 256 MiB)
   BENCH_SCALE       scales the iteration counts of the in-process workloads (default 1.0)
-  BENCH_WORK        scratch directory (default /tmp/courier-bench)
+  BENCH_WORK        scratch directory (default /tmp/courier-bench; run.sh sets Benchmarks/.build/work)
+  BENCH_ROW_CAP     wall-clock seconds one row may take before no further pair starts (default 300);
+                    a row capped before 5 pairs fails instead of scoring on fewer
   BENCH_MARKDOWN    also write the table as Markdown to this file
   BENCH_JSON        also write every run as JSON lines to this file
 """
@@ -46,6 +48,7 @@ BIG = env_int("BENCH_BIG", GiB)
 MEMORY = env_int("BENCH_MEMORY", 256 * MiB)
 SCALE = float(os.environ.get("BENCH_SCALE", "1.0"))
 WORK = os.environ.get("BENCH_WORK", "/tmp/courier-bench")
+ROW_CAP = float(os.environ.get("BENCH_ROW_CAP", "300"))
 
 
 def scaled(count):
@@ -664,7 +667,15 @@ def run_workload(workload, ctx, log):
             check_errors.append(f"check {name}: {outcome}")
     if workload.key in ("upload", "cli-upload") and not workload.verify:
         print("#   no sha256 check: CourierTestServer is not on main (byte counts are still checked)", flush=True)
+    began = time.monotonic()
     for index in range(RUNS):
+        if index > 0 and time.monotonic() - began > ROW_CAP:
+            note = f"row capped: {time.monotonic() - began:.0f} s > BENCH_ROW_CAP {ROW_CAP:.0f} s after {index} of {RUNS} pairs"
+            if index < 5:
+                errors.append(note)  # fewer than 5 pairs is not a measurement
+            else:
+                print(f"#   {note}", flush=True)
+            break
         for side, factory, runs in (("courier", workload.courier, courier_runs), ("peer", workload.peer, peer_runs)):
             try:
                 run = factory()
@@ -712,6 +723,15 @@ def summarise(workload, courier_runs, peer_runs, errors):
     if errors:
         summary["status"], summary["why"] = "FAILED", "; ".join(errors)[:300]
     return summary
+
+
+def row_line(s):
+    """One row's result on one line, printed as soon as the row is done."""
+    if "ratio" not in s:
+        return f"{s['key']}: {s['status']}"
+    return (f"{s['key']}: Courier {fmt(s['courier_median'], s['unit'])}, {s['peer']} {fmt(s['peer_median'], s['unit'])}, "
+            f"ratio {s['ratio']:.2f}× ({s['ratio_min']:.2f}–{s['ratio_max']:.2f}), "
+            f"RSS {s['courier_rss_kib'] / 1024:.1f} / {s['peer_rss_kib'] / 1024:.1f} MiB, {s['status']} ({s['why']})")
 
 
 def median_or_none(values):
@@ -784,8 +804,9 @@ def main():
                         for w in rows)
         needs_server = any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload") for w in rows)
         if needs_big:
-            print(f"# making the {human(BIG)} file in {WORK}", flush=True)
+            made = time.monotonic()
             ctx.make_big_file()
+            print(f"# the {human(BIG)} file in {WORK}: ready in {time.monotonic() - made:.1f} s", flush=True)
         if needs_server:
             ctx.start_server()
             print(f"# test server at {ctx.server_url or '(not on main)'}, discarding sink at {ctx.sink_url}", flush=True)
@@ -803,6 +824,7 @@ def main():
             summaries.append(summary)
             for error in errors:
                 print(f"#   {error}", flush=True)
+            print(f"#   {row_line(summary)} [{summary['seconds']:.0f} s]", flush=True)
     finally:
         ctx.stop_server()
     elapsed = time.time() - started

@@ -3,11 +3,13 @@
 #
 #   bash Benchmarks/run.sh [filter]     # filter: a substring of the workload keys, e.g. "multipart"
 #
-# Installs the peers (curl from apt; requests-toolbelt, httpie, httpbin, gunicorn into a venv),
-# builds the release executables, starts the loopback test server, alternates Courier and each
-# peer BENCH_RUNS times (default 5), checks every result, stops the server. Sizes and counts can
-# be shrunk for a quick look: BENCH_BIG=$((64<<20)) BENCH_MEMORY=$((32<<20)) BENCH_SCALE=0.1.
+# Installs the peers (curl, GNU time, gcc from apt; requests-toolbelt, httpie, httpbin, gunicorn
+# into a venv), builds the release executables, starts the loopback servers, alternates Courier
+# and each peer BENCH_RUNS times (default 5, never fewer), checks every result, stops the
+# servers, and prints how long each phase took. Sizes and counts can be shrunk for a quick look:
+# BENCH_BIG=$((64<<20)) BENCH_MEMORY=$((32<<20)) BENCH_SCALE=0.1.
 # BENCH_SWIFT="/work/cb" builds through another swift front end (the team's bind-mount wrapper).
+# BENCH_WORK (default Benchmarks/.build/work) holds the 1 GiB fixture, reused by later runs.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,41 +18,87 @@ filter=${1:-}
 swift_cmd=${BENCH_SWIFT:-swift}
 
 log() { printf '# %s\n' "$*"; }
+now() { date +%s.%N; }
+seconds_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
+
+mkdir -p "$here/.build"
+started=$(now)
 
 # --- peers ---------------------------------------------------------------------------------------
-if ! command -v curl >/dev/null 2>&1; then
-    log "installing curl"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null
+# Every apt package up front, in one update and one install, so later phases only measure.
+apt_wanted=()
+command -v curl >/dev/null 2>&1 || apt_wanted+=(curl)
+command -v gcc >/dev/null 2>&1 || apt_wanted+=(gcc)
+[ -x /usr/bin/time ] || apt_wanted+=(time)
+command -v python3 >/dev/null 2>&1 && python3 -c 'import venv, ensurepip' 2>/dev/null || apt_wanted+=(python3-venv)
+if [ ${#apt_wanted[@]} -gt 0 ]; then
+    log "installing ${apt_wanted[*]} from apt"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_wanted[@]}" >/dev/null
 fi
+apt_done=$(now)
+
+# Only what the peer rows import: toolbelt (multipart-file), httpie (cli rows), httpbin and
+# gunicorn (the CLI's interop check against a server that is not ours).
 venv="$here/.venv-bench"
 if ! { [ -x "$venv/bin/http" ] && "$venv/bin/python" -c 'import requests_toolbelt, httpbin, gunicorn' 2>/dev/null; }; then
     log "installing requests-toolbelt, httpie, httpbin and gunicorn into $venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check requests-toolbelt httpie httpbin gunicorn
 fi
+venv_done=$(now)
 
 # --- build ---------------------------------------------------------------------------------------
+# One release build of courier-bench (which pulls in Courier, CourierTestServer and every
+# dependency), then the `courier` CLI product from the same build directory: that second step
+# compiles only the CLI's own module and links it. Each output line is stamped with the time it
+# appeared, so that the dependency build and Courier's own build can be told apart afterwards
+# (the dependencies end where the first Courier module starts compiling).
 cd "$root"
-log "building the benchmark executables in release (a first build compiles every dependency: ~10 minutes on 2 cores)"
-mkdir -p "$here/.build"
+log "building the benchmark executables in release (a cold build compiles every dependency: 10+ minutes on 2 cores)"
+stamp() { while IFS= read -r line; do printf '%s %s\n' "${EPOCHREALTIME}" "$line"; done; }
+build_log="$here/.build/build.log"
+: >"$build_log"
 for product in courier-bench courier; do
-    $swift_cmd build --package-path Benchmarks -c release --product "$product" >"$here/.build/build-$product.log" 2>&1 \
-        || { tail -30 "$here/.build/build-$product.log" >&2; echo "run.sh: building $product failed" >&2; exit 1; }
-    grep -E 'error|warning: .*Benchmarks/|Build.*complete' "$here/.build/build-$product.log" || true
+    { $swift_cmd build --package-path Benchmarks -c release --product "$product" 2>&1; echo "exit $?"; } | stamp >>"$build_log"
+    if [ "$(tail -1 "$build_log" | cut -d' ' -f3)" != 0 ]; then
+        tail -30 "$build_log" | cut -d' ' -f2- >&2
+        echo "run.sh: building $product failed (log: $build_log)" >&2
+        exit 1
+    fi
 done
+# Our own warnings and the build summaries (zero warnings is the rule; show any that crept in).
+cut -d' ' -f2- "$build_log" | grep -E 'warning: .*/(Sources|Benchmarks)/|Build of product|Build complete' || true
 bin=$($swift_cmd build --package-path Benchmarks -c release --show-bin-path | tail -1)
 [ -x "$bin/courier-bench" ] || { echo "run.sh: $bin/courier-bench was not built" >&2; exit 1; }
+[ -x "$bin/courier" ] || { echo "run.sh: $bin/courier was not built" >&2; exit 1; }
+build_done=$(now)
+# The first line that compiles one of our modules (a warm build may compile none of them).
+courier_began=$(grep -m1 -E '\] (Compiling|Emitting module) (Courier|CourierTestServer|CourierCLI|CourierBench)( |$)' \
+    "$build_log" | cut -d' ' -f1 || true)
+[ -n "$courier_began" ] || courier_began=$build_done
 
 # The allocation counter preloaded into courier-bench (see malloc-count/malloc_count.c).
-command -v gcc >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc >/dev/null; }
-[ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
-mkdir -p "$here/.build"
 gcc -O2 -shared -fPIC -o "$here/.build/libmalloc_count.so" "$here/malloc-count/malloc_count.c"
 export BENCH_MALLOC_COUNT="$here/.build/libmalloc_count.so"
 # Every run's numbers and the table in Markdown are kept beside the build for BENCHMARKS.md.
 export BENCH_JSON=${BENCH_JSON:-$here/.build/last-run.jsonl}
 export BENCH_MARKDOWN=${BENCH_MARKDOWN:-$here/.build/last-run.md}
+# Per checkout, so that two checkouts benchmarking at once do not share port files.
+export BENCH_WORK=${BENCH_WORK:-$here/.build/work}
+runs_began=$(now)
 
 # --- run -----------------------------------------------------------------------------------------
-exec python3 "$here/bench.py" "$bin/courier-bench" "$bin/courier" "$venv/bin/python" "$venv/bin/http" \
+set +e
+python3 "$here/bench.py" "$bin/courier-bench" "$bin/courier" "$venv/bin/python" "$venv/bin/http" \
     "$(command -v curl)" "$filter"
+outcome=$?
+set -e
+finished=$(now)
+
+timing="run.sh phases: apt $(seconds_between "$started" "$apt_done") s, venv/pip $(seconds_between "$apt_done" "$venv_done") s,"
+timing+=" dependency build $(seconds_between "$venv_done" "$courier_began") s, Courier build $(seconds_between "$courier_began" "$build_done") s,"
+timing+=" fixtures and runs $(seconds_between "$runs_began" "$finished") s; total $(seconds_between "$started" "$finished") s"
+echo
+echo "$timing"
+echo "$timing" >"$here/.build/last-run-timing.txt"
+exit $outcome
