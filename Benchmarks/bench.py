@@ -725,6 +725,14 @@ def summarise(workload, courier_runs, peer_runs, errors):
     return summary
 
 
+def select_rows(rows, selected):
+    """The rows a filter names: comma-separated; a word that is a row's key picks that row only,
+    any other word picks every row whose key contains it ("" picks all)."""
+    keys = {w.key for w in rows}
+    words = [word.strip() for word in selected.split(",")] if selected else [""]
+    return [w for w in rows if any(w.key == word if word in keys else word in w.key for word in words)]
+
+
 def row_line(s):
     """One row's result on one line, printed as soon as the row is done."""
     if "ratio" not in s:
@@ -751,17 +759,22 @@ def fmt(value, unit):
     return f"{value:,.0f}/s"
 
 
+def reproduce(key, markdown):
+    command = f"bash Benchmarks/run.sh {key}"
+    return f"`{command}`" if markdown else key
+
+
 def table(summaries, markdown=False):
-    header = ["workload", "Courier (median)", "peer", "peer (median)", "ratio", "ratio min–max",
+    header = ["workload", "reproduce" if markdown else "key", "Courier (median)", "peer", "peer (median)", "ratio", "ratio min–max",
               "Courier min–max", "peak RSS Courier / peer", "allocs/op Courier / peer", "target", "status"]
     lines = []
     for s in summaries:
         if "ratio" not in s:
             why = s.get("missing") or "; ".join(s.get("errors", []))[:160]
-            lines.append([s["title"], "—", s["peer"], "—", "—", "—", "—", "—", "—", s["target"], f"{s['status']}: {why}"])
+            lines.append([s["title"], reproduce(s["key"], markdown), "—", s["peer"], "—", "—", "—", "—", "—", "—", s["target"], f"{s['status']}: {why}"])
             continue
         lines.append([
-            s["title"], fmt(s["courier_median"], s["unit"]), s["peer"], fmt(s["peer_median"], s["unit"]),
+            s["title"], reproduce(s["key"], markdown), fmt(s["courier_median"], s["unit"]), s["peer"], fmt(s["peer_median"], s["unit"]),
             f"{s['ratio']:.2f}×", f"{s['ratio_min']:.2f}–{s['ratio_max']:.2f}",
             f"{fmt(s['courier_min'], s['unit'])}–{fmt(s['courier_max'], s['unit'])}",
             f"{s['courier_rss_kib'] / 1024:.1f} / {s['peer_rss_kib'] / 1024:.1f} MiB",
@@ -799,7 +812,7 @@ def main():
     summaries = []
     try:
         all_rows = workloads(ctx)
-        rows = [w for w in all_rows if selected in w.key]
+        rows = select_rows(all_rows, selected)
         needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "download", "cli-offline", "cli-upload")
                         for w in rows)
         needs_server = any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload") for w in rows)

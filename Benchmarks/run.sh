@@ -20,6 +20,14 @@ swift_cmd=${BENCH_SWIFT:-swift}
 log() { printf '# %s\n' "$*"; }
 now() { date +%s.%N; }
 seconds_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
+# CPU seconds (user + system) of every finished child so far. On a machine shared with other
+# builds the wall time of a phase is only an upper bound; its CPU time is what it costs.
+cpu_file="${TMPDIR:-/tmp}/courier-bench-times.$$"
+child_cpu() {  # child_cpu NAME: sets $NAME; called directly, never in $(...), which would fork
+    times >"$cpu_file"  # a builtin with a redirection runs in this shell
+    printf -v "$1" '%s' "$(awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); printf "%.1f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$cpu_file")"
+    rm -f "$cpu_file"
+}
 
 mkdir -p "$here/.build"
 started=$(now)
@@ -35,7 +43,7 @@ if [ ${#apt_wanted[@]} -gt 0 ]; then
     log "installing ${apt_wanted[*]} from apt"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_wanted[@]}" >/dev/null
 fi
-apt_done=$(now)
+apt_done=$(now); child_cpu apt_cpu
 
 # Only what the peer rows import: toolbelt (multipart-file), httpie (cli rows), httpbin and
 # gunicorn (the CLI's interop check against a server that is not ours).
@@ -45,7 +53,7 @@ if ! { [ -x "$venv/bin/http" ] && "$venv/bin/python" -c 'import requests_toolbel
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check requests-toolbelt httpie httpbin gunicorn
 fi
-venv_done=$(now)
+venv_done=$(now); child_cpu venv_cpu
 
 # --- build ---------------------------------------------------------------------------------------
 # One release build of courier-bench (which pulls in Courier, CourierTestServer and every
@@ -54,12 +62,27 @@ venv_done=$(now)
 # appeared, so that the dependency build and Courier's own build can be told apart afterwards
 # (the dependencies end where the first Courier module starts compiling).
 cd "$root"
-log "building the benchmark executables in release (a cold build compiles every dependency: 10+ minutes on 2 cores)"
+# Debug info changes no generated code, but on a cold build it is a large part of the work: the
+# two BoringSSL copies (swift-crypto's and swift-nio-ssl's, ~770 C/C++ files) compile about 40%
+# faster without it. A cold build therefore leaves it out; a build directory that was made with
+# it keeps it (changing the flags would rebuild every dependency); BENCH_DEBUG_INFO=1 forces it
+# (perf annotate with source lines), BENCH_DEBUG_INFO=0 forces it off. Symbols stay either way.
+no_debug_info=(-Xswiftc -gnone -Xcc -g0)
+case "${BENCH_DEBUG_INFO:-auto}" in
+    1) build_flags=() ;;
+    0) build_flags=("${no_debug_info[@]}") ;;
+    *) if [ -f "$here/.build/release.yaml" ] && ! grep -q '"-gnone"' "$here/.build/release.yaml"; then
+           build_flags=()
+       else
+           build_flags=("${no_debug_info[@]}")
+       fi ;;
+esac
+log "building the benchmark executables in release${build_flags[*]:+ (${build_flags[*]})} (a cold build compiles every dependency)"
 stamp() { while IFS= read -r line; do printf '%s %s\n' "${EPOCHREALTIME}" "$line"; done; }
 build_log="$here/.build/build.log"
 : >"$build_log"
 for product in courier-bench courier; do
-    { $swift_cmd build --package-path Benchmarks -c release --product "$product" 2>&1; echo "exit $?"; } | stamp >>"$build_log"
+    { $swift_cmd build --package-path Benchmarks -c release ${build_flags[@]+"${build_flags[@]}"} --product "$product" 2>&1; echo "exit $?"; } | stamp >>"$build_log"
     if [ "$(tail -1 "$build_log" | cut -d' ' -f3)" != 0 ]; then
         tail -30 "$build_log" | cut -d' ' -f2- >&2
         echo "run.sh: building $product failed (log: $build_log)" >&2
@@ -68,10 +91,10 @@ for product in courier-bench courier; do
 done
 # Our own warnings and the build summaries (zero warnings is the rule; show any that crept in).
 cut -d' ' -f2- "$build_log" | grep -E 'warning: .*/(Sources|Benchmarks)/|Build of product|Build complete' || true
-bin=$($swift_cmd build --package-path Benchmarks -c release --show-bin-path | tail -1)
+bin=$($swift_cmd build --package-path Benchmarks -c release ${build_flags[@]+"${build_flags[@]}"} --show-bin-path | tail -1)
 [ -x "$bin/courier-bench" ] || { echo "run.sh: $bin/courier-bench was not built" >&2; exit 1; }
 [ -x "$bin/courier" ] || { echo "run.sh: $bin/courier was not built" >&2; exit 1; }
-build_done=$(now)
+build_done=$(now); child_cpu build_cpu
 # The first line that compiles one of our modules (a warm build may compile none of them).
 courier_began=$(grep -m1 -E '\] (Compiling|Emitting module) (Courier|CourierTestServer|CourierCLI|CourierBench)( |$)' \
     "$build_log" | cut -d' ' -f1 || true)
@@ -85,7 +108,7 @@ export BENCH_JSON=${BENCH_JSON:-$here/.build/last-run.jsonl}
 export BENCH_MARKDOWN=${BENCH_MARKDOWN:-$here/.build/last-run.md}
 # Per checkout, so that two checkouts benchmarking at once do not share port files.
 export BENCH_WORK=${BENCH_WORK:-$here/.build/work}
-runs_began=$(now)
+runs_began=$(now); child_cpu runs_began_cpu
 
 # --- run -----------------------------------------------------------------------------------------
 set +e
@@ -93,11 +116,15 @@ python3 "$here/bench.py" "$bin/courier-bench" "$bin/courier" "$venv/bin/python" 
     "$(command -v curl)" "$filter"
 outcome=$?
 set -e
-finished=$(now)
+finished=$(now); child_cpu finished_cpu
 
-timing="run.sh phases: apt $(seconds_between "$started" "$apt_done") s, venv/pip $(seconds_between "$apt_done" "$venv_done") s,"
-timing+=" dependency build $(seconds_between "$venv_done" "$courier_began") s, Courier build $(seconds_between "$courier_began" "$build_done") s,"
-timing+=" fixtures and runs $(seconds_between "$runs_began" "$finished") s; total $(seconds_between "$started" "$finished") s"
+cpu_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
+timing="run.sh phases, wall (CPU) seconds: apt $(seconds_between "$started" "$apt_done") ($(cpu_between 0 "$apt_cpu")),"
+timing+=" venv/pip $(seconds_between "$apt_done" "$venv_done") ($(cpu_between "$apt_cpu" "$venv_cpu")),"
+timing+=" dependency build $(seconds_between "$venv_done" "$courier_began") + Courier build $(seconds_between "$courier_began" "$build_done")"
+timing+=" ($(cpu_between "$venv_cpu" "$build_cpu") together),"
+timing+=" fixtures and runs $(seconds_between "$runs_began" "$finished") ($(cpu_between "$runs_began_cpu" "$finished_cpu"));"
+timing+=" total $(seconds_between "$started" "$finished") ($(cpu_between 0 "$finished_cpu")) on $(nproc) cores"
 echo
 echo "$timing"
 echo "$timing" >"$here/.build/last-run-timing.txt"
