@@ -67,22 +67,24 @@ cd "$root"
 # faster without it. A cold build therefore leaves it out; a build directory that was made with
 # it keeps it (changing the flags would rebuild every dependency); BENCH_DEBUG_INFO=1 forces it
 # (perf annotate with source lines), BENCH_DEBUG_INFO=0 forces it off. Symbols stay either way.
-no_debug_info=(-Xswiftc -gnone -Xcc -g0)
+# The choice is remembered in .build/debug-info beside the build it made.
+marker="$here/.build/debug-info"
 case "${BENCH_DEBUG_INFO:-auto}" in
-    1) build_flags=() ;;
-    0) build_flags=("${no_debug_info[@]}") ;;
-    *) if [ -f "$here/.build/release.yaml" ] && ! grep -q '"-gnone"' "$here/.build/release.yaml"; then
-           build_flags=()
-       else
-           build_flags=("${no_debug_info[@]}")
+    1) debug_info=dwarf ;;
+    0) debug_info=none ;;
+    *) if [ -f "$marker" ]; then debug_info=$(cat "$marker")
+       elif [ -f "$here/.build/release.yaml" ]; then debug_info=dwarf   # made before this choice existed
+       else debug_info=none
        fi ;;
 esac
-log "building the benchmark executables in release${build_flags[*]:+ (${build_flags[*]})} (a cold build compiles every dependency)"
+echo "$debug_info" >"$marker"
+build_flags=(-debug-info-format "$debug_info")
+log "building the benchmark executables in release, debug info: $debug_info (a cold build compiles every dependency)"
 stamp() { while IFS= read -r line; do printf '%s %s\n' "${EPOCHREALTIME}" "$line"; done; }
 build_log="$here/.build/build.log"
 : >"$build_log"
 for product in courier-bench courier; do
-    { $swift_cmd build --package-path Benchmarks -c release ${build_flags[@]+"${build_flags[@]}"} --product "$product" 2>&1; echo "exit $?"; } | stamp >>"$build_log"
+    { $swift_cmd build --package-path Benchmarks -c release "${build_flags[@]}" --product "$product" 2>&1; echo "exit $?"; } | stamp >>"$build_log"
     if [ "$(tail -1 "$build_log" | cut -d' ' -f3)" != 0 ]; then
         tail -30 "$build_log" | cut -d' ' -f2- >&2
         echo "run.sh: building $product failed (log: $build_log)" >&2
@@ -91,7 +93,7 @@ for product in courier-bench courier; do
 done
 # Our own warnings and the build summaries (zero warnings is the rule; show any that crept in).
 cut -d' ' -f2- "$build_log" | grep -E 'warning: .*/(Sources|Benchmarks)/|Build of product|Build complete' || true
-bin=$($swift_cmd build --package-path Benchmarks -c release ${build_flags[@]+"${build_flags[@]}"} --show-bin-path | tail -1)
+bin=$($swift_cmd build --package-path Benchmarks -c release "${build_flags[@]}" --show-bin-path | tail -1)
 [ -x "$bin/courier-bench" ] || { echo "run.sh: $bin/courier-bench was not built" >&2; exit 1; }
 [ -x "$bin/courier" ] || { echo "run.sh: $bin/courier was not built" >&2; exit 1; }
 build_done=$(now); child_cpu build_cpu
