@@ -809,6 +809,7 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     log = open(os.environ["BENCH_JSON"], "w") if os.environ.get("BENCH_JSON") else None
     started = time.time()
+    load_before = os.getloadavg()
     summaries = []
     try:
         all_rows = workloads(ctx)
@@ -847,9 +848,42 @@ def main():
     print(table(summaries))
     if os.environ.get("BENCH_MARKDOWN"):
         with open(os.environ["BENCH_MARKDOWN"], "w") as handle:
+            handle.write(run_facts(ctx, selected, started, elapsed, load_before) + "\n\n")
             handle.write(table(summaries, markdown=True) + "\n")
     failed = [s for s in summaries if s["status"] == "FAILED"]
     return 1 if failed else 0
+
+
+def run_facts(ctx, selected, started, elapsed, load_before):
+    """The facts BENCHMARKS.md gives beside a table: when, where, with what, by which command."""
+    def first_line(argv):
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+            return result.stdout.strip().splitlines()[0] if result.returncode == 0 else "unknown"
+        except (OSError, subprocess.SubprocessError, IndexError):
+            return "unknown"
+    versions = first_line([ctx.python, "-c", "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' "
+                           "for p in ('requests-toolbelt', 'httpie', 'httpbin', 'gunicorn')))"])
+    curl = " ".join(first_line([ctx.curl, "--version"]).split()[:2])
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    settings = " ".join(f"{name}={os.environ[name]}" for name in
+                        ("BENCH_RUNS", "BENCH_BIG", "BENCH_MEMORY", "BENCH_SCALE", "BENCH_ROW_CAP") if os.environ.get(name))
+    command = " ".join(part for part in (settings, "bash Benchmarks/run.sh", selected) if part)
+    end = time.gmtime(started + elapsed)
+    return "\n".join([
+        f"- **When:** {time.strftime('%Y-%m-%d %H:%M', time.gmtime(started))}–{time.strftime('%H:%M', end)} UTC, "
+        f"{elapsed:.0f} s of measuring, {RUNS} alternating pairs per row"
+        + (f", commit {os.environ['BENCH_COMMIT']}" if os.environ.get("BENCH_COMMIT") else "") + ".",
+        f"- **Machine:** {os.cpu_count()} cores ({model}), {memory_gib():.0f} GiB, {platform.platform()}; "
+        f"load average {load_before[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
+        f"- **Tools:** {os.environ.get('BENCH_SWIFT_VERSION', 'swift (version unknown)')}; {curl}; {versions}.",
+        f"- **Command:** `{command}`.",
+    ])
 
 
 def memory_gib():

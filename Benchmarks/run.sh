@@ -110,6 +110,9 @@ export BENCH_JSON=${BENCH_JSON:-$here/.build/last-run.jsonl}
 export BENCH_MARKDOWN=${BENCH_MARKDOWN:-$here/.build/last-run.md}
 # Per checkout, so that two checkouts benchmarking at once do not share port files.
 export BENCH_WORK=${BENCH_WORK:-$here/.build/work}
+# For the facts at the head of last-run.md.
+export BENCH_COMMIT=${BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+export BENCH_SWIFT_VERSION=${BENCH_SWIFT_VERSION:-$(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')}
 runs_began=$(now); child_cpu runs_began_cpu
 
 # --- run -----------------------------------------------------------------------------------------
