@@ -58,9 +58,9 @@ venv_done=$(now); child_cpu venv_cpu
 # --- build ---------------------------------------------------------------------------------------
 # One release build of courier-bench (which pulls in Courier, CourierTestServer and every
 # dependency), then the `courier` CLI product from the same build directory: that second step
-# compiles only the CLI's own module and links it. Each output line is stamped with the time it
-# appeared, so that the dependency build and Courier's own build can be told apart afterwards
-# (the dependencies end where the first Courier module starts compiling).
+# compiles only what the CLI adds (its module, ArgumentParser) and links it. Each output line is
+# stamped with the time it appeared, so that the dependency build and Courier's own build can be
+# told apart afterwards.
 cd "$root"
 # Debug info changes no generated code, but on a cold build it is a large part of the work: the
 # two BoringSSL copies (swift-crypto's and swift-nio-ssl's, ~770 C/C++ files) compile about 40%
@@ -79,7 +79,9 @@ case "${BENCH_DEBUG_INFO:-auto}" in
 esac
 echo "$debug_info" >"$marker"
 build_flags=(-debug-info-format "$debug_info")
-log "building the benchmark executables in release, debug info: $debug_info (a cold build compiles every dependency)"
+cold=""
+[ -d "$here/.build/release" ] || cold=" (a cold build: every dependency too, 10 minutes or more on 2 cores)"
+log "building the benchmark executables in release, debug info: $debug_info$cold"
 stamp() { while IFS= read -r line; do printf '%s %s\n' "${EPOCHREALTIME}" "$line"; done; }
 build_log="$here/.build/build.log"
 : >"$build_log"
@@ -97,10 +99,19 @@ bin=$($swift_cmd build --package-path Benchmarks -c release "${build_flags[@]}" 
 [ -x "$bin/courier-bench" ] || { echo "run.sh: $bin/courier-bench was not built" >&2; exit 1; }
 [ -x "$bin/courier" ] || { echo "run.sh: $bin/courier was not built" >&2; exit 1; }
 build_done=$(now); child_cpu build_cpu
-# The first line that compiles one of our modules (a warm build may compile none of them).
-courier_began=$(grep -m1 -E '\] (Compiling|Emitting module) (Courier|CourierTestServer|CourierCLI|CourierBench)( |$)' \
-    "$build_log" | cut -d' ' -f1 || true)
-[ -n "$courier_began" ] || courier_began=$build_done
+# Split the build's wall time. SwiftPM prints a step's line when the step completes, so the time
+# since the previous line is charged to the step on this line: package resolution and planning,
+# a dependency's module, or one of ours (Courier, CourierTestServer, CourierCLI, CourierBench and
+# their links). Steps run two at a time, so this is an attribution, not a profile.
+read -r plan_seconds dependency_seconds courier_seconds < <(awk -v prev="$venv_done" -v done="$build_done" '
+    {
+        gap = $1 - prev; prev = $1
+        line = $0; sub(/^[^ ]+ /, "", line)
+        if (line ~ /\] (Compiling|Linking|Emitting module) (Courier|CourierTestServer|CourierCLI|CourierBench|courier-bench|courier)( |$)/) ours += gap
+        else if (line ~ /^\[[0-9]+\/[0-9]+\] / && line !~ /Planning build/) deps += gap
+        else plan += gap
+    }
+    END { plan += done - prev; printf "%.0f %.0f %.0f\n", plan, deps, ours }' "$build_log")
 
 # The allocation counter preloaded into courier-bench (see malloc-count/malloc_count.c).
 gcc -O2 -shared -fPIC -o "$here/.build/libmalloc_count.so" "$here/malloc-count/malloc_count.c"
@@ -126,7 +137,7 @@ finished=$(now); child_cpu finished_cpu
 cpu_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
 timing="run.sh phases, wall (CPU) seconds: apt $(seconds_between "$started" "$apt_done") ($(cpu_between 0 "$apt_cpu")),"
 timing+=" venv/pip $(seconds_between "$apt_done" "$venv_done") ($(cpu_between "$apt_cpu" "$venv_cpu")),"
-timing+=" dependency build $(seconds_between "$venv_done" "$courier_began") + Courier build $(seconds_between "$courier_began" "$build_done")"
+timing+=" resolution/planning $plan_seconds + dependency build $dependency_seconds + Courier build $courier_seconds"
 timing+=" ($(cpu_between "$venv_cpu" "$build_cpu") together),"
 timing+=" fixtures and runs $(seconds_between "$runs_began" "$finished") ($(cpu_between "$runs_began_cpu" "$finished_cpu"));"
 timing+=" total $(seconds_between "$started" "$finished") ($(cpu_between 0 "$finished_cpu")) on $(nproc) cores"
