@@ -872,7 +872,8 @@ def run_facts(ctx, selected, started, elapsed, load_before):
                 model = line.split(":", 1)[1].strip()
                 break
     settings = " ".join(f"{name}={os.environ[name]}" for name in
-                        ("BENCH_RUNS", "BENCH_BIG", "BENCH_MEMORY", "BENCH_SCALE", "BENCH_ROW_CAP") if os.environ.get(name))
+                        ("BENCH_SWIFT", "BENCH_RUNS", "BENCH_BIG", "BENCH_MEMORY", "BENCH_SCALE", "BENCH_ROW_CAP")
+                        if os.environ.get(name))
     command = " ".join(part for part in (settings, "bash Benchmarks/run.sh", selected) if part)
     end = time.gmtime(started + elapsed)
     return "\n".join([
