@@ -98,7 +98,7 @@ extension SessionTask {
             }
             let transportResponse: TransportResponse
             do {
-                transportResponse = try await manager.transport.send(outgoing, uploadProgress: uploadReporter)
+                transportResponse = try await manager.sendHandlingCookies(outgoing, uploadProgress: uploadReporter)
             } catch {
                 let failure = Self.courierError(error, url: outgoing.url)
                 if try await shouldRetry(outgoing, response: nil, error: failure, retryCount: &retryCount) {

@@ -80,6 +80,30 @@ import Testing
     }
 }
 
+extension ReadmeExamplesTests {
+    @Test func cookies() async throws {
+        let server = try await TestServer.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cookiesTxt = directory.appendingPathComponent("cookies.txt")
+
+        let jar = CookieJar()
+        var configuration = SessionManager.Configuration()
+        configuration.cookieStorage = jar
+        let session = HTTPSessionManager(baseURL: server.baseURL, configuration: configuration)
+        let echo = try await session.get("cookies/set", parameters: ["theme": "dark"])
+        #expect((echo.value as? Courier.JSONValue)?["cookies"]?["theme"] == "dark")
+        let cookies = jar.cookies(for: server.baseURL)
+        #expect(cookies.map(\.description) == ["theme=dark; Path=/"])
+        try jar.saveNetscapeCookieFile(to: cookiesTxt)
+        #expect(try String(contentsOf: cookiesTxt, encoding: .utf8).hasSuffix("127.0.0.1\tFALSE\t/\tFALSE\t0\ttheme\tdark\n"))
+
+        try await session.shutdown()
+        try await server.shutdown()
+    }
+}
+
 /// Collects progress values reported from the transport's threads.
 private final class ProgressLog: @unchecked Sendable {
     // Guards `values`; progress handlers run on transport threads.
