@@ -810,6 +810,8 @@ def main():
     log = open(os.environ["BENCH_JSON"], "w") if os.environ.get("BENCH_JSON") else None
     started = time.time()
     load_before = os.getloadavg()
+    if RUNS < 5:
+        print(f"# {RUNS} pairs per row: a quick look, not a measurement (BENCHMARKS.md uses 5 or more)", flush=True)
     summaries = []
     try:
         all_rows = workloads(ctx)
@@ -832,13 +834,16 @@ def main():
                                   "missing": workload.missing, "errors": []})
                 continue
             began = time.time()
+            load = os.getloadavg()[0]
             courier_runs, peer_runs, errors = run_workload(workload, ctx, log)
             summary = summarise(workload, courier_runs, peer_runs, errors)
             summary["seconds"] = time.time() - began
             summaries.append(summary)
             for error in errors:
                 print(f"#   {error}", flush=True)
-            print(f"#   {row_line(summary)} [{summary['seconds']:.0f} s]", flush=True)
+            # The load average beside each row: absolute rates (the nested query-string target)
+            # fall with it, ratios mostly do not.
+            print(f"#   {row_line(summary)} [{summary['seconds']:.0f} s, load {load:.1f}]", flush=True)
     finally:
         ctx.stop_server()
     elapsed = time.time() - started
