@@ -48,24 +48,7 @@ enum OrdinalOrder {
         }
         guard slots.count - start > 1 else { return }
         slots.withUnsafeMutableBufferPointer { buffer in
-            var mine = UnsafeMutableBufferPointer(rebasing: buffer[start...])
-            if mine.count <= 16 {
-                // Insertion sort: no scratch buffer, and few comparisons at this size.
-                var sorted = 1
-                while sorted < mine.count {
-                    let slot = mine[sorted]
-                    var position = sorted
-                    while position > 0, slot.precedes(mine[position - 1], in: dictionary) {
-                        mine[position] = mine[position - 1]
-                        position -= 1
-                    }
-                    mine[position] = slot
-                    sorted += 1
-                }
-            } else {
-                // Keys are unique, so an unstable order would be the same; the standard sort is fine.
-                mine.sort { $0.precedes($1, in: dictionary) }
-            }
+            sort(UnsafeMutableBufferPointer(rebasing: buffer[start...]), keysIn: dictionary)
         }
     }
 
@@ -79,20 +62,35 @@ enum OrdinalOrder {
         let index: Dictionary<String, ParameterValue>.Index
 
         init(key: UnsafeBufferPointer<UInt8>, index: Dictionary<String, ParameterValue>.Index) {
-            var head: UInt64 = 0
-            var tail: UInt64 = 0
-            for offset in 0..<Swift.min(key.count, 16) {
-                let mapped = UInt64(rank(key[offset]))
-                if offset < 8 {
-                    head |= mapped &<< UInt64(56 - 8 * offset)
-                } else {
-                    tail |= mapped &<< UInt64(120 - 8 * offset)
-                }
-            }
-            self.head = head
-            self.tail = tail
+            self.head = Self.packedWord(key, from: 0)
+            self.tail = key.count > 8 ? Self.packedWord(key, from: 8) : 0
             self.length = key.count
             self.index = index
+        }
+
+        /// Up to eight bytes of `key` from `start`, rank-mapped, big-endian, zero-padded. A
+        /// full word is one unaligned load (a `memcpy` into the word would stall the load that
+        /// follows it); only a word with a byte ≥ 0x80 is remapped byte by byte.
+        @inline(__always)
+        private static func packedWord(_ key: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {
+            guard let base = key.baseAddress, start < key.count else { return 0 }
+            var word: UInt64 = 0
+            if key.count - start >= 8 {
+                // Memory order to numeric order: the first byte becomes the most significant.
+                word = UInt64(bigEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+            } else {
+                var shift: UInt64 = 56
+                for offset in start..<key.count {
+                    word |= UInt64(base[offset]) &<< shift
+                    shift &-= 8
+                }
+            }
+            guard word & 0x8080_8080_8080_8080 != 0 else { return word }
+            var mapped: UInt64 = 0
+            for shift in stride(from: 56, through: 0, by: -8) {
+                mapped |= UInt64(rank(UInt8(truncatingIfNeeded: word &>> UInt64(shift)))) &<< UInt64(shift)
+            }
+            return mapped
         }
 
         /// Whether this slot's key sorts before `other`'s; both belong to `dictionary`.

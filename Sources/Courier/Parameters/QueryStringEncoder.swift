@@ -66,7 +66,10 @@ struct QueryStringEncoder: ~Copyable {
             let mark = key.count
             key.appendEscapedOpenBracket()
             key.appendEscapedCloseBracket()
-            for element in values { try encode(element, depth: depth + 1) }
+            // Elements are read through the buffer so each is borrowed, not copied and released.
+            try values.withUnsafeBufferPointer { (elements) throws(TooDeep) in
+                for position in elements.indices { try encode(elements[position], depth: depth + 1) }
+            }
             key.truncate(to: mark)
         case .set(let members):
             guard depth < Self.maximumDepth else { throw TooDeep() }
