@@ -48,7 +48,7 @@ enum OrdinalOrder {
         }
         guard slots.count - start > 1 else { return }
         slots.withUnsafeMutableBufferPointer { buffer in
-            sort(UnsafeMutableBufferPointer(rebasing: buffer[start...]), keysIn: dictionary)
+            OrdinalOrder.sort(UnsafeMutableBufferPointer(rebasing: buffer[start...]), keysIn: dictionary)
         }
     }
 
