@@ -7,9 +7,10 @@ extension MultipartFormData: RequestBodySource {
     /// sendfile: boundaries and headers are slices of one shared buffer, `ByteBuffer` parts are
     /// handed over as they are, `Data` parts are copied once into a buffer, and files are
     /// `.file(path:offset:length:)`. Nil when a part is a stream or an append recorded an error
-    /// (`makeChunks()` then reports it).
+    /// (`makeChunks()` then reports it), and nil for a throttled form, whose pacing only the
+    /// chunk reader applies.
     public var segments: [BodySegment]? {
-        guard deferredError == nil else { return nil }
+        guard deferredError == nil, throttle == nil else { return nil }
         var segments: [BodySegment] = []
         segments.reserveCapacity(pieces.count + 1)
         for piece in allPieces {

@@ -57,9 +57,17 @@ struct SingleChunk: AsyncSequence, Sendable {
 }
 
 /// Reads a region of a file in large chunks, failing if the file holds fewer bytes than declared.
+///
+/// Reads go into a small ring of reused buffers rather than a fresh mebibyte per chunk: a
+/// buffer handed out earlier is read into again only once its consumer has let go of it
+/// (`ByteBuffer.clear()` keeps the storage when it is the only reference, and allocates a fresh
+/// one when the socket still holds it), so a steady upload allocates nothing per chunk and
+/// memory stays at a few chunks.
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     static let chunkSize = 1 << 20
+    /// Buffers in the ring: one being written by the connection, one queued, one being read.
+    static let ringSize = 3
 
     let path: String
     let offset: Int64
@@ -72,7 +80,8 @@ struct FileChunks: AsyncSequence, Sendable {
         var offset: Int64
         var remaining: Int64
         var reader: FileReader?
-        var allocator = ByteBufferAllocator()
+        var ring: [ByteBuffer?] = []
+        var ringIndex = 0
 
         init(path: String, offset: Int64, remaining: Int64) {
             self.path = path
@@ -89,8 +98,10 @@ struct FileChunks: AsyncSequence, Sendable {
             let fileReader = try reader ?? FileReader(path: path)
             reader = fileReader
             let count = Int(Swift.min(remaining, Int64(FileChunks.chunkSize)))
-            var buffer = allocator.buffer(capacity: count)
+            var buffer = takeBuffer(capacity: count)
             let read = try fileReader.read(into: &buffer, count: count, at: offset)
+            ring[ringIndex] = buffer
+            ringIndex = (ringIndex + 1) % FileChunks.ringSize
             if read == 0 {
                 throw CourierError(
                     .bodyLengthMismatch, "\(path) ended \(remaining) bytes early: it shrank after it was added",
@@ -98,6 +109,17 @@ struct FileChunks: AsyncSequence, Sendable {
             }
             offset += Int64(read)
             remaining -= Int64(read)
+            return buffer
+        }
+
+        /// The next ring buffer, emptied; its storage is reused when nobody else holds it.
+        private mutating func takeBuffer(capacity: Int) -> ByteBuffer {
+            if ring.isEmpty { ring = Array(repeating: nil, count: FileChunks.ringSize) }
+            // Take the ring's reference out first so that an unshared buffer is uniquely held here.
+            guard var buffer = ring[ringIndex].take() else {
+                return ByteBufferAllocator().buffer(capacity: capacity)
+            }
+            buffer.clear(minimumCapacity: capacity)
             return buffer
         }
     }

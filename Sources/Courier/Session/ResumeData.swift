@@ -61,30 +61,39 @@ public struct ResumeData: Sendable, Hashable, Codable {
         case append
         /// Truncate the partial file and write the whole body.
         case restart
+        /// The partial file already is the whole representation; the body is not written.
+        case alreadyComplete
     }
 
     /// Decides from the response head whether the body continues the partial file.
-    /// - Throws: ``CourierError`` `.invalidResumeData` when a 206 covers a different range.
+    ///
+    /// A `206` must start at `bytesWritten` (RFC 9110 §14.4); a `416` whose `Content-Range`
+    /// (`bytes */N`) says the representation is exactly `bytesWritten` long means the cancel
+    /// came after the last byte; any other status starts the file over.
+    /// - Throws: ``CourierError`` `.invalidResumeData` when a 206 covers a different range, or a
+    ///   416 says the representation has another length.
     func continuation(for response: ResponseHead) throws -> Continuation {
-        guard response.statusCode == 206 else { return .restart }
-        guard let contentRange = response.value(forHTTPHeaderField: "Content-Range"),
-            let start = Self.rangeStart(contentRange), start == bytesWritten
-        else {
-            let value = response.value(forHTTPHeaderField: "Content-Range") ?? "(none)"
-            throw CourierError(
-                .invalidResumeData,
-                "asked \(url.absoluteString) for bytes from \(bytesWritten), but the server answered Content-Range: \(value)",
-                offendingInput: value, response: response)
+        let value = response.value(forHTTPHeaderField: "Content-Range")
+        let contentRange = value.flatMap(ContentRange.init)
+        switch response.statusCode {
+        case 206:
+            guard let range = contentRange?.range, range.lowerBound == bytesWritten else {
+                throw CourierError(
+                    .invalidResumeData,
+                    "asked \(url.absoluteString) for bytes from \(bytesWritten), but the server answered Content-Range: \(value ?? "(none)")",
+                    offendingInput: value ?? "(none)", response: response)
+            }
+            return .append
+        case 416:
+            guard case .unsatisfied(let length) = contentRange, length == bytesWritten else {
+                throw CourierError(
+                    .invalidResumeData,
+                    "asked \(url.absoluteString) for bytes from \(bytesWritten), but the server refused the range (416, Content-Range: \(value ?? "(none)"))",
+                    offendingInput: value ?? "(none)", response: response)
+            }
+            return .alreadyComplete
+        default:
+            return .restart
         }
-        return .append
-    }
-
-    /// The first byte position of `bytes first-last/total`.
-    static func rangeStart(_ value: String) -> Int64? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        guard let dash = spec.firstIndex(of: "-") else { return nil }
-        return Int64(spec[..<dash])
     }
 }

@@ -9,11 +9,49 @@ extension SessionTask {
     func run() async {
         let result: Result<SessionResponse, CourierError>
         do {
-            result = .success(try await perform())
+            result = .success(try await performWithinDeadline())
         } catch {
             result = .failure(Self.courierError(error, url: currentRequest.url))
         }
         finish(result)
+    }
+
+    /// Runs the transfer under the request's whole-task deadline (``Request/timeoutInterval``).
+    ///
+    /// AsyncHTTPClient's own deadline only bounds the wait for the response head, so the body
+    /// read is bounded here: a timer child cancels the transfer child when the deadline passes,
+    /// unless the body is already complete and its outcome being committed.
+    private func performWithinDeadline() async throws -> SessionResponse {
+        guard let seconds = Self.deadlineSeconds(originalRequest.timeoutInterval) else { return try await perform() }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        return try await withThrowingTaskGroup(of: SessionResponse?.self) { group in
+            group.addTask { try await self.perform() }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            while let next = try await group.next() {
+                if let response = next {
+                    group.cancelAll()
+                    return response
+                }
+                if expire() {
+                    group.cancelAll()
+                    let target = originalRequest.url.absoluteString
+                    throw CourierError(
+                        .timedOut, "the request to \(target) did not complete within its \(seconds) s timeoutInterval",
+                        offendingInput: target)
+                }
+                // Already committing: the finished transfer's outcome stands.
+            }
+            throw cancelledError()
+        }
+    }
+
+    /// A usable deadline in seconds: nil for none (nil, NaN, infinite or absurdly long), 0 for negative.
+    static func deadlineSeconds(_ interval: TimeInterval?) -> Double? {
+        guard let interval, interval.isFinite, interval < 1e9 else { return nil }
+        return max(0, interval)
     }
 
     static func courierError(_ error: any Error, url: URL) -> CourierError {
@@ -54,7 +92,7 @@ extension SessionTask {
             }
             let transportResponse: TransportResponse
             do {
-                transportResponse = try await manager.transport.send(outgoing, uploadProgress: uploadReporter)
+                transportResponse = try await manager.sendHandlingCookies(outgoing, uploadProgress: uploadReporter)
             } catch {
                 let failure = Self.courierError(error, url: outgoing.url)
                 if try await shouldRetry(outgoing, response: nil, error: failure, retryCount: &retryCount) {
@@ -211,6 +249,7 @@ extension SessionTask {
             }
             reportDownload(completed: received, total: total)
         }
+        try commit()
         finishDownload()
         guard var collected else { return Data() }
         return collected.readData(length: collected.readableBytes, byteTransferStrategy: .automatic) ?? Data()
@@ -228,13 +267,20 @@ extension SessionTask {
         temporaryDirectory: URL
     ) async throws -> URL {
         let file: DownloadFile
+        var continuation = ResumeData.Continuation.restart
         if let resumeData = download.resumeData {
-            let continuation = try resumeData.continuation(for: head)
+            continuation = try resumeData.continuation(for: head)
             file = try DownloadFile(
                 directory: temporaryDirectory, appendingTo: resumeData.partialFileURL,
                 truncating: continuation == .restart)
         } else {
             file = try DownloadFile(directory: temporaryDirectory)
+        }
+        if case .alreadyComplete = continuation {
+            // The partial file already holds the whole representation (a 416 naming its length).
+            await Self.drain(body)
+            try commit()
+            return try moveIntoPlace(file, head: head, download: download)
         }
         let startOffset = file.bytesWritten
         let bodyLength = Self.expectedLength(head, request: request)
@@ -250,11 +296,8 @@ extension SessionTask {
                 try file.write(chunk)
                 reportDownload(completed: file.bytesWritten, total: total)
             }
-            file.closeDescriptor()
-            let destination = try download.destination(file.url, head)
-            try file.move(to: destination, options: download.options)
-            finishDownload()
-            return destination
+            try commit()
+            return try moveIntoPlace(file, head: head, download: download)
         } catch {
             let failure = Self.courierError(error, url: request.url)
             let keep = failure.code == .cancelled && inner.withLockedValue { $0.wantsResumeData }
@@ -272,6 +315,21 @@ extension SessionTask {
                 file.discard()
             }
             throw failure
+        }
+    }
+
+    /// Asks the destination where the finished file goes and moves it there.
+    /// - Throws: the destination's error, `.downloadDestinationExists` or `.downloadFailed`.
+    private func moveIntoPlace(_ file: DownloadFile, head: ResponseHead, download: DownloadParameters) throws -> URL {
+        file.closeDescriptor()
+        do {
+            let destination = try download.destination(file.url, head)
+            try file.move(to: destination, options: download.options)
+            finishDownload()
+            return destination
+        } catch {
+            file.discard()
+            throw error
         }
     }
 }

@@ -83,7 +83,7 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     public var state: State {
         switch inner.withLockedValue({ $0.machine.state }) {
         case .suspended: return .suspended
-        case .running: return .running
+        case .running, .committing: return .running
         case .canceling: return .canceling
         case .completed: return .completed
         }
@@ -100,7 +100,7 @@ public final class SessionTask: Sendable, CustomStringConvertible {
 
     /// Starts the task, or continues it after ``suspend()``. Does nothing once it is canceling or completed.
     public func resume() {
-        let action = inner.withLockedValue { inner -> TaskStateMachine.ResumeAction in
+        let (action, gates) = inner.withLockedValue { inner -> (TaskStateMachine.ResumeAction, [CheckedContinuation<Void, Never>]) in
             let action = inner.machine.resume()
             switch action {
             case .start:
@@ -108,12 +108,14 @@ public final class SessionTask: Sendable, CustomStringConvertible {
             case .openGate:
                 let waiters = inner.gateWaiters
                 inner.gateWaiters = []
-                for waiter in waiters { waiter.resume() }
+                return (action, waiters)
             case .none:
                 break
             }
-            return action
+            return (action, [])
         }
+        // Continuations are resumed outside the lock, so nothing they run can re-enter it.
+        for gate in gates { gate.resume() }
         if action != .none { for monitor in manager.eventMonitors { monitor.taskDidResume(self) } }
     }
 
@@ -160,21 +162,44 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     }
 
     private func cancel(keepingPartialFile: Bool) {
-        let action = inner.withLockedValue { inner -> TaskStateMachine.CancelAction in
+        let (action, work, gates) = inner.withLockedValue {
+            inner -> (TaskStateMachine.CancelAction, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             let action = inner.machine.cancel()
-            if action == .cancelTransfer {
-                inner.wantsResumeData = keepingPartialFile
-                inner.work?.cancel()
-                // A paused reader must wake to see the cancellation.
-                let waiters = inner.gateWaiters
-                inner.gateWaiters = []
-                for waiter in waiters { waiter.resume() }
-            }
-            return action
+            guard action == .cancelTransfer else { return (action, nil, []) }
+            inner.wantsResumeData = keepingPartialFile
+            let waiters = inner.gateWaiters
+            inner.gateWaiters = []
+            return (action, inner.work, waiters)
         }
+        // Cancelling a Swift task runs its cancellation handlers synchronously (AsyncHTTPClient's
+        // among them), and a paused reader wakes as soon as its gate opens: both happen outside
+        // the lock, so a handler or a progress callback that calls back into this task cannot deadlock.
+        work?.cancel()
+        for gate in gates { gate.resume() }
         if action == .completeWithoutTransfer {
             deliver(.failure(cancelledError()), checkedAgainstMachine: false)
         }
+    }
+
+    /// Called by the deadline timer: stops the transfer unless it already committed its outcome.
+    /// Returns true when the task must report `.timedOut`.
+    func expire() -> Bool {
+        let gates = inner.withLockedValue { inner -> [CheckedContinuation<Void, Never>]? in
+            guard inner.machine.expire() else { return nil }
+            let waiters = inner.gateWaiters
+            inner.gateWaiters = []
+            return waiters
+        }
+        guard let gates else { return false }
+        for gate in gates { gate.resume() }
+        return true
+    }
+
+    /// Marks the body as fully received; from here a cancel or the deadline is too late.
+    /// - Throws: `.cancelled` when a cancel or the deadline came first.
+    func commit() throws {
+        let committed = !Task.isCancelled && inner.withLockedValue { $0.machine.beginCommit() }
+        if !committed { throw cancelledError() }
     }
 
     func cancelledError() -> CourierError {
@@ -186,16 +211,26 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     /// Waits while the task is paused; throws `.cancelled` once it is cancelled.
     func waitWhileSuspended() async throws {
         if inner.withLockedValue({ $0.machine.isPaused }) {
-            await withCheckedContinuation { continuation in
-                let waits = inner.withLockedValue { inner -> Bool in
-                    guard inner.machine.isPaused else { return false }
-                    inner.gateWaiters.append(continuation)
-                    return true
+            // Cancelling the waiting Swift task (the deadline does) opens the gate too.
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let waits = inner.withLockedValue { inner -> Bool in
+                        guard inner.machine.isPaused, !Task.isCancelled else { return false }
+                        inner.gateWaiters.append(continuation)
+                        return true
+                    }
+                    if !waits { continuation.resume() }
                 }
-                if !waits { continuation.resume() }
+            } onCancel: {
+                let gates = inner.withLockedValue { inner -> [CheckedContinuation<Void, Never>] in
+                    let waiters = inner.gateWaiters
+                    inner.gateWaiters = []
+                    return waiters
+                }
+                for gate in gates { gate.resume() }
             }
         }
-        if Task.isCancelled || inner.withLockedValue({ $0.machine.state == .canceling }) {
+        if Task.isCancelled || inner.withLockedValue({ $0.machine.state == .canceling || $0.machine.hasExpired }) {
             throw cancelledError()
         }
     }

@@ -9,6 +9,9 @@ struct TaskStateMachine: Sendable {
     enum State: Sendable, Equatable {
         case suspended(hasStarted: Bool)
         case running
+        /// The whole body is in and the outcome is being put in place (a download's file moved):
+        /// too late to cancel, so a cancel now does nothing.
+        case committing
         case canceling
         case completed
     }
@@ -45,6 +48,8 @@ struct TaskStateMachine: Sendable {
     }
 
     private(set) var state: State = .suspended(hasStarted: false)
+    /// The task's deadline passed before it committed; it unwinds and reports `.timedOut`.
+    private(set) var hasExpired = false
 
     /// True while a reader should wait (suspended after starting).
     var isPaused: Bool { state == .suspended(hasStarted: true) }
@@ -54,7 +59,7 @@ struct TaskStateMachine: Sendable {
         case .suspended(let hasStarted):
             state = .running
             return hasStarted ? .openGate : .start
-        case .running, .canceling, .completed:
+        case .running, .committing, .canceling, .completed:
             return .none
         }
     }
@@ -64,7 +69,7 @@ struct TaskStateMachine: Sendable {
         case .running:
             state = .suspended(hasStarted: true)
             return .closeGate
-        case .suspended, .canceling, .completed:
+        case .suspended, .committing, .canceling, .completed:
             return .none
         }
     }
@@ -77,8 +82,35 @@ struct TaskStateMachine: Sendable {
         case .suspended(hasStarted: true), .running:
             state = .canceling
             return .cancelTransfer
-        case .canceling, .completed:
+        case .committing, .canceling, .completed:
             return .none
+        }
+    }
+
+    /// The transfer has received everything: true to go on and deliver the outcome (a cancel
+    /// arriving from now on is too late), false when a cancel came first and it must unwind.
+    mutating func beginCommit() -> Bool {
+        if hasExpired { return false }
+        switch state {
+        case .running, .suspended(hasStarted: true):
+            state = .committing
+            return true
+        case .committing:
+            return true
+        case .suspended(hasStarted: false), .canceling, .completed:
+            return false
+        }
+    }
+
+    /// The deadline passed: true when the transfer must be stopped, false when it is already
+    /// committing (its outcome stands) or over.
+    mutating func expire() -> Bool {
+        switch state {
+        case .running, .suspended(hasStarted: true):
+            hasExpired = true
+            return true
+        case .suspended(hasStarted: false), .committing, .canceling, .completed:
+            return false
         }
     }
 
@@ -89,7 +121,7 @@ struct TaskStateMachine: Sendable {
         case .canceling:
             state = .completed
             return outcomeIsCancellation ? .deliver : .deliverCancelled
-        case .running, .suspended:
+        case .running, .committing, .suspended:
             state = .completed
             return .deliver
         }

@@ -9,8 +9,11 @@ import NIOPosix
 ///
 /// Owns its `HTTPClient`; call ``shutdown()`` once done. A body whose length is known goes out
 /// with `Content-Length` (multipart forms and files always are), and chunked only when the
-/// length is unknown. Bodies stream in the chunks that ``RequestBody/makeChunks()`` produces
-/// (files in 1 MiB reads), so memory stays bounded by a few chunks whatever the body size.
+/// length is unknown. Over plain HTTP, a body with file parts (``RequestBody/segments``) goes
+/// out with sendfile(2) through AsyncHTTPClient's delegate API (see `FileRegionBody`); every
+/// other body, and every body over TLS, streams in the chunks that ``RequestBody/makeChunks()``
+/// produces (files in 1 MiB reads into reused buffers), so memory stays bounded by a few chunks
+/// whatever the body size.
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
@@ -41,44 +44,127 @@ public final class AsyncHTTPClientTransport: Transport {
     public func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) async throws
         -> TransportResponse
     {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
-        outgoing.headers = Self.headers(from: request.headerFields)
-        outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
-
         let deadline: NIODeadline
-        if let interval = request.timeoutInterval {
+        if let interval = request.timeoutInterval, interval.isFinite, interval < 1e9 {
+            // Non-finite or absurd intervals mean no deadline rather than an overflowing conversion.
             deadline = .now() + .nanoseconds(Int64(max(0, interval) * 1_000_000_000))
         } else if let timeout = configuration.requestTimeout {
             deadline = .now() + timeout
         } else {
             deadline = .distantFuture
         }
+        if let segments = Self.sendfileSegments(of: request) {
+            return try await sendWithFileRegions(
+                request, segments: segments, deadline: deadline, uploadProgress: uploadProgress)
+        }
+
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers = Self.headers(from: request.headerFields)
+        outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
 
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, deadline: deadline)
+        } catch let error as ChannelError where error == .ioOnClosedChannel && request.body.isReplayable {
+            // A pooled keep-alive connection was closed under us (the server ended it, or it
+            // carried surplus bytes after a response and was dropped) before the request went
+            // out: nothing reached the server, so it is sent once more on a fresh connection.
+            do {
+                outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
+                response = try await client.execute(outgoing, deadline: deadline)
+            } catch {
+                throw Self.courierError(from: error, url: request.url)
+            }
         } catch {
             throw Self.courierError(from: error, url: request.url)
         }
-        let head = ResponseHead(
-            status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-            headerFields: Self.fields(from: response.headers),
-            url: request.url)
+        let head = Self.responseHead(status: response.status, headers: response.headers, url: request.url)
         let url = request.url
         let body = response.body
+        // AsyncHTTPClient's deadline stops at the head; past it, a body that keeps trickling in
+        // would reset the read timeout forever. Each chunk is checked against the deadline
+        // (one clock read), and dropping the iterator on the timeout cancels the exchange and
+        // closes the connection. A silent body is bounded by the read timeout, and the session
+        // layer cancels at the exact deadline.
+        let bodyDeadline = deadline == .distantFuture ? nil : deadline
         return TransportResponse(
             head: head,
             body: BodyChunks(makeNext: {
                 var iterator = body.makeAsyncIterator()
                 return {
                     do {
+                        if let bodyDeadline, NIODeadline.now() >= bodyDeadline {
+                            throw HTTPClientError.deadlineExceeded
+                        }
                         return try await iterator.next()
                     } catch {
                         throw Self.courierError(from: error, url: url)
                     }
                 }
             }))
+    }
+
+    /// The body's segments when it can go out with sendfile: plain HTTP (TLS encrypts in user
+    /// space, so there is nothing to gain) and at least one file region; nil otherwise.
+    static func sendfileSegments(of request: Request) -> [BodySegment]? {
+        guard request.url.scheme?.lowercased() == "http", let segments = request.body.segments else { return nil }
+        let hasFile = segments.contains { segment in
+            if case .file(_, _, let length) = segment { return length > 0 }
+            return false
+        }
+        return hasFile ? segments : nil
+    }
+
+    /// Sends a body of bytes and file regions through AsyncHTTPClient's delegate API, the one that
+    /// can write a `FileRegion`, and gives the response the same streaming shape as the async API.
+    private func sendWithFileRegions(
+        _ request: Request, segments: [BodySegment], deadline: NIODeadline,
+        uploadProgress: (@Sendable (Int64) -> Void)?
+    ) async throws -> TransportResponse {
+        let url = request.url
+        let body = try FileRegionBody(segments: segments)
+        let delegate = StreamingResponseDelegate(uploadProgress: uploadProgress)
+        let task: HTTPClient.Task<Void>
+        do {
+            let outgoing = try HTTPClient.Request(
+                url: url.absoluteString, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
+                headers: Self.headers(from: request.headerFields), body: body.makeBody())
+            task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
+        } catch {
+            body.close()
+            throw Self.courierError(from: error, url: url)
+        }
+        body.attach(to: task)
+        task.futureResult.whenFailure { delegate.fail($0) }
+        let exchange = DelegatedExchange(task: task, delegate: delegate)
+
+        let responseHead: HTTPResponseHead
+        do {
+            responseHead = try await delegate.head(onCancel: { task.cancel() })
+        } catch {
+            task.cancel()
+            throw Self.courierError(from: error, url: url)
+        }
+        let head = Self.responseHead(status: responseHead.status, headers: responseHead.headers, url: url)
+        return TransportResponse(
+            head: head,
+            body: BodyChunks(makeNext: {
+                return {
+                    do {
+                        return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
+                    } catch {
+                        throw Self.courierError(from: error, url: url)
+                    }
+                }
+            }))
+    }
+
+    private static func responseHead(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL) -> ResponseHead {
+        ResponseHead(
+            status: HTTPResponse.Status(code: Int(status.code), reasonPhrase: status.reasonPhrase),
+            headerFields: Self.fields(from: headers),
+            url: url)
     }
 
     private static func body(
@@ -123,25 +209,30 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes, keeping the original.
     static func courierError(from error: any Error, url: URL) -> CourierError {
         if let error = error as? CourierError { return error }
+        if let tls = CourierError.tlsFailure(error, url: url) { return tls }
         let target = url.absoluteString
         if error is CancellationError {
             return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
         }
         if let error = error as? HTTPClientError {
+            // Qualified names: a bare `.cancelled` here would match `CourierError.Code.cancelled`
+            // through CourierError's `~=` and never be true for an HTTPClientError.
             switch error {
-            case .cancelled, .requestStreamCancelled:
+            case HTTPClientError.cancelled, HTTPClientError.requestStreamCancelled:
                 return CourierError(
                     .cancelled, "the request to \(target) was cancelled", offendingInput: target, underlyingError: error)
-            case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
-                .httpProxyHandshakeTimeout, .socksHandshakeTimeout, .getConnectionFromPoolTimeout:
+            case HTTPClientError.connectTimeout, HTTPClientError.readTimeout, HTTPClientError.writeTimeout,
+                HTTPClientError.deadlineExceeded, HTTPClientError.tlsHandshakeTimeout,
+                HTTPClientError.httpProxyHandshakeTimeout, HTTPClientError.socksHandshakeTimeout,
+                HTTPClientError.getConnectionFromPoolTimeout:
                 return CourierError(
                     .timedOut, "the request to \(target) timed out (\(error.shortDescription))", offendingInput: target,
                     underlyingError: error)
-            case .remoteConnectionClosed:
+            case HTTPClientError.remoteConnectionClosed:
                 return CourierError(
                     .connectionFailed, "the server closed the connection to \(target) before the response was complete",
                     offendingInput: target, underlyingError: error)
-            case .bodyLengthMismatch:
+            case HTTPClientError.bodyLengthMismatch:
                 return CourierError(
                     .bodyLengthMismatch, "the body sent to \(target) did not match its declared length",
                     offendingInput: target, underlyingError: error)
@@ -164,5 +255,21 @@ public final class AsyncHTTPClientTransport: Transport {
         return CourierError(
             .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
             underlyingError: error)
+    }
+}
+
+/// A request sent through the delegate API and its response stream. Dropping the last reference
+/// before the response has ended cancels the request, as dropping an async response body does.
+private final class DelegatedExchange: Sendable {
+    let task: HTTPClient.Task<Void>
+    let delegate: StreamingResponseDelegate
+
+    init(task: HTTPClient.Task<Void>, delegate: StreamingResponseDelegate) {
+        self.task = task
+        self.delegate = delegate
+    }
+
+    deinit {
+        if !delegate.isComplete { task.cancel() }
     }
 }

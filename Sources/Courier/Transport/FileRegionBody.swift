@@ -1,0 +1,207 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A request body described as bytes and file regions, written so that file parts go out with
+/// sendfile(2): the kernel moves file pages to the socket without copying them through user memory.
+///
+/// Only for plain HTTP: TLS has to encrypt every byte in user space, so a TLS body is read in
+/// large chunks instead (``RequestBody/makeChunks()``). Files are opened, and their sizes
+/// checked, when the body is made (off the event loop); each file goes out in regions of
+/// ``regionSize`` bytes so that progress moves and the size is checked again between regions.
+/// A file that shrinks while a region is on the wire would make sendfile return 0 forever, so a
+/// watchdog on the request's event loop checks the sizes every ``watchInterval`` and fails the
+/// request with `.bodyLengthMismatch` instead of letting it spin.
+final class FileRegionBody: Sendable {
+    /// Bytes per `FileRegion` write.
+    static let regionSize: Int64 = 4 << 20
+    /// How often the watchdog checks that no file shrank under a region being sent.
+    static let watchInterval: TimeAmount = .milliseconds(100)
+    /// Runs of in-memory segments smaller than this are joined into one write.
+    static let smallSegmentLimit = 64 << 10
+
+    private struct OpenFile: Sendable {
+        let handle: NIOFileHandle
+        let path: String
+        let offset: Int64
+        let length: Int64
+    }
+
+    private enum Piece: Sendable {
+        case bytes(ByteBuffer)
+        case file(OpenFile)
+    }
+
+    private let pieces: [Piece]
+    private let files: [OpenFile]
+    /// The exact number of body bytes.
+    let contentLength: Int64
+    private let lifecycle = NIOLockedValueBox(Lifecycle())
+
+    private struct Lifecycle {
+        var isClosed = false
+        var bodyFinished = false
+    }
+
+    /// Opens every file segment and checks it still holds its declared bytes.
+    /// - Throws: ``CourierError`` `.invalidFile` when a file cannot be opened, `.bodyLengthMismatch`
+    ///   when one has shrunk since it was added. Files already opened are closed again.
+    init(segments: [BodySegment]) throws {
+        var pieces: [Piece] = []
+        var files: [OpenFile] = []
+        var pendingSmall: [ByteBuffer] = []
+        var total: Int64 = 0
+
+        func flushSmall() {
+            switch pendingSmall.count {
+            case 0: return
+            case 1: pieces.append(.bytes(pendingSmall[0]))
+            default:
+                var joined = ByteBuffer()
+                joined.reserveCapacity(pendingSmall.reduce(0) { $0 + $1.readableBytes })
+                for var buffer in pendingSmall { joined.writeBuffer(&buffer) }
+                pieces.append(.bytes(joined))
+            }
+            pendingSmall.removeAll(keepingCapacity: true)
+        }
+
+        do {
+            for segment in segments {
+                total += segment.length
+                switch segment {
+                case .bytes(let buffer):
+                    guard buffer.readableBytes > 0 else { continue }
+                    if buffer.readableBytes < Self.smallSegmentLimit {
+                        pendingSmall.append(buffer)
+                    } else {
+                        flushSmall()
+                        pieces.append(.bytes(buffer))
+                    }
+                case .file(let path, let offset, let length):
+                    guard length > 0 else { continue }
+                    flushSmall()
+                    let file = try Self.open(path: path, offset: offset, length: length)
+                    files.append(file)
+                    pieces.append(.file(file))
+                }
+            }
+            flushSmall()
+        } catch {
+            for file in files { try? file.handle.close() }
+            throw error
+        }
+        self.pieces = pieces
+        self.files = files
+        self.contentLength = total
+    }
+
+    /// The body for AsyncHTTPClient's delegate API, with `Content-Length`.
+    func makeBody() -> HTTPClient.Body {
+        HTTPClient.Body.stream(contentLength: contentLength) { writer in
+            self.write(pieceIndex: 0, position: 0, after: nil, to: writer)
+        }
+    }
+
+    /// Starts the shrink watchdog for `task` and closes the files once it has completed.
+    func attach(to task: HTTPClient.Task<Void>) {
+        let watchdog: RepeatedTask? =
+            files.isEmpty
+            ? nil
+            : task.eventLoop.scheduleRepeatedTask(initialDelay: Self.watchInterval, delay: Self.watchInterval) {
+                [weak self] _ in
+                guard let self, !self.lifecycle.withLockedValue({ $0.bodyFinished || $0.isClosed }) else { return }
+                if let error = self.shrinkError() { task.fail(reason: error) }
+            }
+        task.futureResult.whenComplete { _ in
+            watchdog?.cancel()
+            self.close()
+        }
+    }
+
+    /// Closes the files once; NIO refuses to use a closed `NIOFileHandle`, so a region still
+    /// queued on a failing connection cannot send from a reused descriptor number.
+    func close() {
+        let shouldClose = lifecycle.withLockedValue { state in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard shouldClose else { return }
+        for file in files { try? file.handle.close() }
+    }
+
+    /// Writes piece `pieceIndex` from `position`, then the rest, each after the previous write's
+    /// backpressure future. `after` is nil only for the first write.
+    private func write(
+        pieceIndex: Int, position: Int64, after previous: EventLoopFuture<Void>?,
+        to writer: HTTPClient.Body.StreamWriter
+    ) -> EventLoopFuture<Void> {
+        guard pieceIndex < pieces.count else {
+            lifecycle.withLockedValue { $0.bodyFinished = true }
+            // A body always has at least one piece, so `previous` is set here.
+            return previous ?? writer.write(.byteBuffer(ByteBuffer()))
+        }
+        let data: IOData
+        let nextIndex: Int
+        let nextPosition: Int64
+        switch pieces[pieceIndex] {
+        case .bytes(let buffer):
+            data = .byteBuffer(buffer)
+            nextIndex = pieceIndex + 1
+            nextPosition = 0
+        case .file(let file):
+            let count = Swift.min(Self.regionSize, file.length - position)
+            if let previous, let error = Self.shrinkError(of: file, needing: position + count) {
+                return previous.eventLoop.makeFailedFuture(error)
+            }
+            let start = Int(file.offset + position)
+            data = .fileRegion(FileRegion(fileHandle: file.handle, readerIndex: start, endIndex: start + Int(count)))
+            let done = position + count >= file.length
+            nextIndex = done ? pieceIndex + 1 : pieceIndex
+            nextPosition = done ? 0 : position + count
+        }
+        let written = writer.write(data)
+        return written.flatMap {
+            self.write(pieceIndex: nextIndex, position: nextPosition, after: written, to: writer)
+        }
+    }
+
+    private func shrinkError() -> CourierError? {
+        for file in files {
+            if let error = Self.shrinkError(of: file, needing: file.length) { return error }
+        }
+        return nil
+    }
+
+    /// An error when `file` no longer holds `needed` bytes from its offset; nil when it does or
+    /// when it cannot be checked (a closed handle fails the write on its own).
+    private static func shrinkError(of file: OpenFile, needing needed: Int64) -> CourierError? {
+        let size = try? file.handle.withUnsafeFileDescriptor { descriptor -> Int64 in
+            var info = stat()
+            return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : Int64.max
+        }
+        guard let size, size < file.offset + needed else { return nil }
+        return CourierError(
+            .bodyLengthMismatch,
+            "\(file.path) shrank to \(size) bytes after it was added to the body, which needs \(file.offset + file.length)",
+            offendingInput: file.path)
+    }
+
+    private static func open(path: String, offset: Int64, length: Int64) throws -> OpenFile {
+        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw CourierError(
+                .invalidFile, "cannot open \(path): \(String(cString: strerror(code)))", offendingInput: path,
+                underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+        }
+        let file = OpenFile(
+            handle: NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor), path: path, offset: offset,
+            length: length)
+        if let error = shrinkError(of: file, needing: length) {
+            try? file.handle.close()
+            throw error
+        }
+        return file
+    }
+}

@@ -1,0 +1,200 @@
+import AsyncHTTPClient
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// Turns AsyncHTTPClient's delegate callbacks into an awaitable response head and a pulled body.
+///
+/// The delegate API is the only one in AsyncHTTPClient 1.37 that can send a `FileRegion`
+/// (sendfile), so file uploads over plain HTTP use it; this type gives them the same shape as
+/// the async API: `head()` suspends until the status line arrives, `nextBodyPart()` until a
+/// chunk does. Backpressure: once ``bufferedChunkLimit`` chunks wait unread, the future given
+/// back to AsyncHTTPClient stays pending, which stops reads from the socket until the reader
+/// catches up. Upload progress counts each body part once the channel has written it.
+final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
+    typealias Response = Void
+
+    /// Chunks held for a slow reader before reads from the socket pause.
+    static let bufferedChunkLimit = 4
+
+    private struct State {
+        var head: HTTPResponseHead?
+        var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
+        var chunks = CircularBuffer<ByteBuffer>(initialCapacity: StreamingResponseDelegate.bufferedChunkLimit)
+        var bodyWaiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var pausedProducer: EventLoopPromise<Void>?
+        var isFinished = false
+        var failure: (any Error)?
+        var bytesSent: Int64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let uploadProgress: (@Sendable (Int64) -> Void)?
+
+    init(uploadProgress: (@Sendable (Int64) -> Void)?) {
+        self.uploadProgress = uploadProgress
+    }
+
+    /// True once the response ended, well or badly; a body dropped before then must cancel the request.
+    var isComplete: Bool {
+        state.withLockedValue { $0.isFinished || $0.failure != nil }
+    }
+
+    // MARK: Consumer side (Swift tasks)
+
+    /// Waits for the response head. Cancelling the calling task calls `onCancel` (which cancels the request).
+    /// - Throws: the error that ended the request before the head arrived.
+    func head(onCancel: @escaping @Sendable () -> Void) async throws -> HTTPResponseHead {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
+                let ready: Result<HTTPResponseHead, any Error>? = state.withLockedValue { state in
+                    if let head = state.head { return .success(head) }
+                    if let failure = state.failure { return .failure(failure) }
+                    state.headWaiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            onCancel()
+        }
+    }
+
+    /// The next body chunk, or nil at the end. Cancelling the calling task calls `onCancel`.
+    /// - Throws: the error that ended the request.
+    func nextBodyPart(onCancel: @escaping @Sendable () -> Void) async throws -> ByteBuffer? {
+        // The common case, a chunk already waiting, needs no continuation.
+        enum Immediate {
+            case chunk(ByteBuffer, EventLoopPromise<Void>?)
+            case end
+            case failed(any Error)
+        }
+        let immediate: Immediate? = state.withLockedValue { state in
+            if let chunk = state.chunks.popFirst() {
+                let resumed = state.chunks.count < Self.bufferedChunkLimit ? state.pausedProducer : nil
+                if resumed != nil { state.pausedProducer = nil }
+                return .chunk(chunk, resumed)
+            }
+            if let failure = state.failure { return .failed(failure) }
+            if state.isFinished { return .end }
+            return nil
+        }
+        switch immediate {
+        case .chunk(let chunk, let resumed):
+            resumed?.succeed(())
+            return chunk
+        case .end:
+            return nil
+        case .failed(let error):
+            throw error
+        case nil:
+            break
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
+                // The state may have moved since the check above; look again under the lock.
+                let (ready, resumed): (Result<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) = state.withLockedValue {
+                    state in
+                    if let chunk = state.chunks.popFirst() {
+                        defer { state.pausedProducer = nil }
+                        return (.success(chunk), state.pausedProducer)
+                    }
+                    if let failure = state.failure { return (.failure(failure), nil) }
+                    if state.isFinished { return (.success(nil), nil) }
+                    state.bodyWaiter = continuation
+                    return (nil, nil)
+                }
+                resumed?.succeed(())
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            onCancel()
+        }
+    }
+
+    // MARK: Producer side (AsyncHTTPClient, on the event loop)
+
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        guard let uploadProgress else { return }
+        let sent = state.withLockedValue { state in
+            state.bytesSent += Int64(part.readableBytes)
+            return state.bytesSent
+        }
+        uploadProgress(sent)
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let waiter = state.withLockedValue { state in
+            state.head = head
+            defer { state.headWaiter = nil }
+            return state.headWaiter
+        }
+        waiter?.resume(returning: head)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        enum Action {
+            case deliver(CheckedContinuation<ByteBuffer?, any Error>)
+            case buffered
+            case pause(EventLoopPromise<Void>)
+        }
+        let action: Action = state.withLockedValue { state in
+            if let waiter = state.bodyWaiter {
+                state.bodyWaiter = nil
+                return .deliver(waiter)
+            }
+            state.chunks.append(buffer)
+            guard state.chunks.count >= Self.bufferedChunkLimit else { return .buffered }
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            state.pausedProducer = promise
+            return .pause(promise)
+        }
+        switch action {
+        case .deliver(let waiter):
+            waiter.resume(returning: buffer)
+            return task.eventLoop.makeSucceededVoidFuture()
+        case .buffered:
+            return task.eventLoop.makeSucceededVoidFuture()
+        case .pause(let promise):
+            return promise.futureResult
+        }
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        fail(error)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let (headWaiter, bodyWaiter) = state.withLockedValue { state in
+            state.isFinished = true
+            defer {
+                state.headWaiter = nil
+                state.bodyWaiter = nil
+            }
+            return (state.headWaiter, state.bodyWaiter)
+        }
+        headWaiter?.resume(throwing: HTTPClientError.remoteConnectionClosed)
+        bodyWaiter?.resume(returning: nil)
+    }
+
+    /// Ends the response with `error` unless it already ended; wakes every waiter.
+    func fail(_ error: any Error) {
+        let (headWaiter, bodyWaiter, paused) = state.withLockedValue { state in
+            if state.isFinished || state.failure != nil {
+                return (CheckedContinuation<HTTPResponseHead, any Error>?.none, CheckedContinuation<ByteBuffer?, any Error>?.none, EventLoopPromise<Void>?.none)
+            }
+            state.failure = error
+            state.chunks.removeAll()
+            defer {
+                state.headWaiter = nil
+                state.bodyWaiter = nil
+                state.pausedProducer = nil
+            }
+            return (state.headWaiter, state.bodyWaiter, state.pausedProducer)
+        }
+        headWaiter?.resume(throwing: error)
+        bodyWaiter?.resume(throwing: error)
+        paused?.fail(error)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import NIOCore
+import Testing
+
+@testable import Courier
+
+/// The file reader behind streamed (TLS, throttled) uploads: exact bytes, reused buffers.
+@Suite struct FileChunksTests {
+    @Test func aReleasedBufferIsReadIntoAgainInsteadOfAllocatingANewOne() async throws {
+        let directory = FileManager.default.temporaryDirectory
+        let content = patternData(count: (5 << 20) + 7, seed: 5)
+        let file = try temporaryFile(content, in: directory)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        var iterator = FileChunks(path: file.path, offset: 0, length: Int64(content.count)).makeAsyncIterator()
+        var collected = Data()
+        var storages: [UInt] = []
+        while let chunk = try await iterator.next() {
+            collected.append(contentsOf: chunk.readableBytesView)
+            storages.append(chunk.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) })
+            // The chunk is dropped here, as a connection drops it once written.
+        }
+        #expect(collected == content)
+        #expect(storages.count == 6)
+        // Six reads through a ring of three buffers: every buffer is used twice.
+        #expect(Set(storages).count == FileChunks.ringSize, "\(storages)")
+        #expect(storages[3] == storages[0])
+    }
+
+    @Test func aChunkStillHeldIsNeverOverwritten() async throws {
+        let directory = FileManager.default.temporaryDirectory
+        let content = patternData(count: (7 << 20) + 3, seed: 9)
+        let file = try temporaryFile(content, in: directory)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        var held: [ByteBuffer] = []
+        var iterator = FileChunks(path: file.path, offset: 11, length: Int64(content.count - 11)).makeAsyncIterator()
+        while let chunk = try await iterator.next() { held.append(chunk) }
+        var joined = Data()
+        for chunk in held { joined.append(contentsOf: chunk.readableBytesView) }
+        #expect(joined == content.dropFirst(11))
+    }
+
+    @Test func aFileThatShrankUnderTheReaderIsABodyLengthMismatch() async throws {
+        let directory = FileManager.default.temporaryDirectory
+        let file = try temporaryFile(Data(repeating: 3, count: 3 << 20), in: directory)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var iterator = FileChunks(path: file.path, offset: 0, length: 3 << 20).makeAsyncIterator()
+        _ = try await iterator.next()
+        _ = truncate(file.path, 1 << 20)
+        await expectCode(.bodyLengthMismatch) { try await iterator.next() }
+    }
+}
