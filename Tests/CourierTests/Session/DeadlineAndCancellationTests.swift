@@ -25,6 +25,16 @@ struct DeadlineAndCancellationTests {
         }
     }
 
+    @Test func theTransportsRequestTimeoutAlsoBoundsASilentBody() async throws {
+        try await withFaultSession(transport: {
+            $0.readTimeout = nil
+            $0.requestTimeout = .milliseconds(500)
+        }) { server, manager, _ in
+            let request = Request(url: server.url("/fault/drip-forever?interval_ms=60000&max_ms=20000"))
+            await expectFailure([.timedOut]) { try await manager.data(for: request) }
+        }
+    }
+
     @Test func aDownloadThatHitsTheDeadlineLeavesNoFile() async throws {
         try await withFaultSession { server, manager, directory in
             let destination = directory.appendingPathComponent("never.bin")
