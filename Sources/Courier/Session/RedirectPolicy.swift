@@ -54,10 +54,13 @@ public struct RedirectPolicy: Sendable, Hashable {
                 "stopped after \(maximumRedirects) redirects; the last one went from \(request.url.absoluteString) to \(location)",
                 offendingInput: location, response: response)
         }
-        let trimmed = location.trimmingCharacters(in: .whitespaces)
-        guard let resolved = URL(string: trimmed, relativeTo: request.url)?.absoluteURL,
+        // The shared RFC 3986 resolver: control characters refused, unencoded spaces and
+        // non-ASCII bytes encoded, dot segments removed, the request's fragment kept.
+        guard let reference = LocationValue(location),
+            let resolvedText = reference.resolved(against: request.url.absoluteString),
+            let resolved = URL(string: resolvedText),
             let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            resolved.host != nil
+            let host = resolved.host, !host.isEmpty
         else {
             throw CourierError(
                 .invalidRedirectLocation,

@@ -18,6 +18,11 @@ public final class SessionManager: Sendable {
         public var temporaryDirectory: URL = FileManager.default.temporaryDirectory
         /// Waits out retry delays; inject one that does not sleep in tests.
         public var sleeper: RetrySleeper = { try await Task.sleep(for: $0) }
+        /// Where cookies from `Set-Cookie` are kept and sent back from, for requests whose
+        /// ``Request/httpShouldHandleCookies`` is true; nil turns cookie handling off.
+        /// Default: a new, empty ``CookieJar`` for each `Configuration()`, so managers made from
+        /// separate configurations do not share cookies, and managers made from one copy do.
+        public var cookieStorage: (any CookieStorage)? = CookieJar()
 
         /// The defaults.
         public init() {}

@@ -72,6 +72,16 @@ public final class AsyncHTTPClientTransport: Transport {
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, deadline: deadline)
+        } catch let error as ChannelError where error == .ioOnClosedChannel && request.body.isReplayable {
+            // A pooled keep-alive connection was closed under us (the server ended it, or it
+            // carried surplus bytes after a response and was dropped) before the request went
+            // out: nothing reached the server, so it is sent once more on a fresh connection.
+            do {
+                outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
+                response = try await client.execute(outgoing, deadline: deadline)
+            } catch {
+                throw Self.courierError(from: error, url: request.url)
+            }
         } catch {
             throw Self.courierError(from: error, url: request.url)
         }

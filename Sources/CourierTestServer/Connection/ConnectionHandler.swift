@@ -194,8 +194,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 scheduled = nil
                 start(next, request: request, context: context)
             }
-        case .stall:
+        case .stall(let cap):
             state = .stalled
+            scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: cap) { [self] in
+                scheduled = nil
+                end(.close, context: context)
+            }
             if readHeld {
                 readHeld = false
                 context.read()

@@ -51,8 +51,9 @@ indirect enum ResponsePlan {
     case raw(ByteBuffer, then: ConnectionEnding)
     /// The plan, after a pause.
     case delayed(TimeAmount, ResponsePlan)
-    /// Never answer; keep reading and discarding until the peer or the server closes.
-    case stall
+    /// Never answer; keep reading and discarding until the peer or the server closes, or until
+    /// `closeAfter` has passed (a cap, so a client bug cannot hold a test run forever).
+    case stall(closeAfter: TimeAmount)
     /// End the connection without answering.
     case end(ConnectionEnding)
 }

@@ -8,7 +8,7 @@ enum FaultEndpoints {
         case "close-mid-response": return closeMidResponse(request)
         case "close-after-request-bytes": return closeAfterRequestBytes(request)
         case "wrong-content-length": return wrongContentLength(request)
-        case "never-answer": return DiscardingBody(.stall)
+        case "never-answer": return DiscardingBody(.stall(closeAfter: cap(request)))
         case "truncated-chunked": return truncatedChunked(request)
         case "malformed-status": return malformed(request)
         case "huge-headers": return hugeHeaders(request)
@@ -41,12 +41,14 @@ enum FaultEndpoints {
         return CloseAfterBytes(limit: limit, ending: ending)
     }
 
-    /// Declares `declared` bytes and sends `actual` (defaults 100 and 50), then closes.
+    /// Declares `declared` bytes and sends `actual` (defaults 100 and 50), then closes. The head
+    /// says `Connection: close` unless `?close=0`, which invites the client to reuse a connection
+    /// that still carries the surplus bytes.
     static func wrongContentLength(_ request: ServerRequest) -> any RequestBodyConsumer {
         let declared = max(0, request.queryInt("declared") ?? 100)
         let actual = max(0, request.queryInt("actual") ?? 50)
         var head = ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")])
-        head.closesConnection = true
+        head.closesConnection = request.queryValue("close") != "0"
         let source = CutSource(inner: TapeSource(tape: .alphabet, offset: 0, count: actual, chunkSize: 64 * 1024), ending: .close)
         return DiscardingBody(.streamed(head, framing: .contentLength(declared), source: source))
     }
@@ -102,12 +104,21 @@ enum FaultEndpoints {
             framing: .contentLength(after + 1000), source: source))
     }
 
-    /// A chunked body that sends one byte every `interval_ms` (default 100) and never ends.
+    /// How long an endless fault lasts before the server closes the connection: `max_ms`
+    /// (1 ms to 10 minutes), 30 s by default, so that a client which never gives up cannot hang
+    /// a test run.
+    static func cap(_ request: ServerRequest) -> TimeAmount {
+        .milliseconds(Int64(max(1, min(request.queryInt("max_ms") ?? 30_000, 600_000))))
+    }
+
+    /// A chunked body that sends one byte every `interval_ms` (default 100) and never ends;
+    /// after `max_ms` (see ``cap(_:)``) the connection is cut without the final chunk.
     static func dripForever(_ request: ServerRequest) -> any RequestBodyConsumer {
         let interval = max(1, min(request.queryInt("interval_ms") ?? 100, 60_000))
         return DiscardingBody(.streamed(
             ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
-            framing: .chunked, source: EndlessDrip(interval: .milliseconds(Int64(interval)))))
+            framing: .chunked,
+            source: EndlessDrip(interval: .milliseconds(Int64(interval)), stopAt: .now() + cap(request))))
     }
 
     /// A download whose Content-Disposition carries a hostile file name (`../../etc/passwd`
@@ -183,14 +194,19 @@ final class CutSource: ResponseBodySource {
     }
 }
 
-/// One byte per interval, forever.
+/// One byte per interval until `stopAt`, then the connection is closed mid-body.
 final class EndlessDrip: ResponseBodySource {
     private let interval: TimeAmount
+    private let stopAt: NIODeadline
     private var pauseNext = false
 
-    init(interval: TimeAmount) { self.interval = interval }
+    init(interval: TimeAmount, stopAt: NIODeadline) {
+        self.interval = interval
+        self.stopAt = stopAt
+    }
 
     func nextStep() -> BodyStep {
+        if NIODeadline.now() >= stopAt { return .abort(.close) }
         pauseNext.toggle()
         return pauseNext ? .bytes(ByteBuffer(string: "*")) : .pause(interval)
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// The README's library examples, run as written (only the host differs), so the README cannot
 /// drift from the API.
-@Suite struct ReadmeExamplesTests {
+@Suite(.timeLimit(.minutes(1))) struct ReadmeExamplesTests {
     @Test func parametersAndSerializers() throws {
         let params: Parameters = ["key1": "value1", "key2": ["key": [1, "value"]], "flag": true]
         #expect(QueryString.encode(params) == "flag=1&key1=value1&key2%5Bkey%5D%5B%5D=1&key2%5Bkey%5D%5B%5D=value")
@@ -76,6 +76,30 @@ import Testing
         #expect(try Data(contentsOf: destination).count == 1_000_000)
 
         try await manager.shutdown()
+        try await server.shutdown()
+    }
+}
+
+extension ReadmeExamplesTests {
+    @Test func cookies() async throws {
+        let server = try await TestServer.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cookiesTxt = directory.appendingPathComponent("cookies.txt")
+
+        let jar = CookieJar()
+        var configuration = SessionManager.Configuration()
+        configuration.cookieStorage = jar
+        let session = HTTPSessionManager(baseURL: server.baseURL, configuration: configuration)
+        let echo = try await session.get("cookies/set", parameters: ["theme": "dark"])
+        #expect((echo.value as? Courier.JSONValue)?["cookies"]?["theme"] == "dark")
+        let cookies = jar.cookies(for: server.baseURL)
+        #expect(cookies.map(\.description) == ["theme=dark; Path=/"])
+        try jar.saveNetscapeCookieFile(to: cookiesTxt)
+        #expect(try String(contentsOf: cookiesTxt, encoding: .utf8).hasSuffix("127.0.0.1\tFALSE\t/\tFALSE\t0\ttheme\tdark\n"))
+
+        try await session.shutdown()
         try await server.shutdown()
     }
 }

@@ -5,7 +5,7 @@ import Testing
 import CourierTestServer
 
 /// Load held by one manager: many concurrent requests, no leaked descriptors, bounded memory.
-@Suite("Load: 1,000 concurrent requests through one manager")
+@Suite("Load: 1,000 concurrent requests through one manager", .timeLimit(.minutes(1)))
 struct LoadTests {
     @Test func thousandConcurrentRequestsAllSucceedWithoutLeaks() async throws {
         let server = try await TestServer.start()
@@ -15,17 +15,29 @@ struct LoadTests {
         let descriptorsBefore = ProcessProbe.openFileDescriptorCount()
         let residentBefore = ProcessProbe.residentBytes()
 
-        let statuses = try await withThrowingTaskGroup(of: (Int, Int, Int).self) { group in
-            for index in 0..<1_000 {
-                group.addTask {
-                    let response = try await manager.session.data(
-                        for: Request(url: server.url("/bytes/\(1_000 + index)?seed=\(index)")))
-                    return (index, response.response.statusCode, response.data.count)
+        let outcome: Result<[(Int, Int, Int)], any Error>
+        do {
+            outcome = .success(try await withThrowingTaskGroup(of: (Int, Int, Int).self) { group in
+                for index in 0..<1_000 {
+                    group.addTask {
+                        let response = try await manager.session.data(
+                            for: Request(url: server.url("/bytes/\(1_000 + index)?seed=\(index)")))
+                        return (index, response.response.statusCode, response.data.count)
+                    }
                 }
-            }
-            var results: [(Int, Int, Int)] = []
-            for try await result in group { results.append(result) }
-            return results
+                var results: [(Int, Int, Int)] = []
+                for try await result in group { results.append(result) }
+                return results
+            })
+        } catch {
+            outcome = .failure(error)
+        }
+        guard case .success(let statuses) = outcome else {
+            // Shut down before failing: an HTTPClient dropped without shutdown traps in debug builds.
+            try? await manager.shutdown()
+            try? await server.shutdown()
+            _ = try outcome.get()
+            return
         }
         #expect(statuses.count == 1_000)
         #expect(statuses.allSatisfy { $0.1 == 200 && $0.2 == 1_000 + $0.0 })

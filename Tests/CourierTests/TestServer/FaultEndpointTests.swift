@@ -111,6 +111,25 @@ struct FaultEndpointTests {
         }
     }
 
+    @Test func neverAnswerClosesAtItsCap() async throws {
+        try await TestServerHarness.withServer { server async throws in
+            let outcome = try await TestServerHarness.rawExchange(
+                server, "GET /fault/never-answer?max_ms=50 HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(outcome.bytes.isEmpty)
+            #expect(!outcome.closedByClientBound)
+        }
+    }
+
+    @Test func dripForeverIsCutAtItsCapWithoutTheLastChunk() async throws {
+        try await TestServerHarness.withServer { server async throws in
+            let outcome = try await TestServerHarness.rawExchange(
+                server, "GET /fault/drip-forever?interval_ms=5&max_ms=100 HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(!outcome.closedByClientBound)
+            #expect(outcome.text.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(!outcome.text.hasSuffix("0\r\n\r\n"))
+        }
+    }
+
     @Test func contentDispositionCarriesHostileNames() async throws {
         try await TestServerHarness.withServer { server async throws in
             let plain = try await TestServerHarness.fetch(server, "/fault/content-disposition?filename=..%2F..%2Fetc%2Fpasswd")

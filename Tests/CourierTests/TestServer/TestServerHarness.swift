@@ -74,7 +74,10 @@ enum TestServerHarness {
             .connect(host: server.host, port: server.port)
             .get()
         // A bound, not an assertion: a server that never closes cannot hang the test run.
-        channel.eventLoop.scheduleTask(in: .seconds(20)) { channel.close(promise: nil) }
+        channel.eventLoop.scheduleTask(in: .seconds(20)) {
+            collector.markClosedByClientBound()
+            channel.close(promise: nil)
+        }
         try await channel.writeAndFlush(ByteBuffer(string: request))
         try await channel.closeFuture.get()
         return collector.outcome
@@ -84,6 +87,8 @@ enum TestServerHarness {
     struct RawOutcome: Sendable {
         var bytes: [UInt8] = []
         var resetByPeer = false
+        /// The client's 20 s bound closed the connection, not the server.
+        var closedByClientBound = false
         var text: String { String(decoding: bytes, as: UTF8.self) }
     }
 
@@ -100,6 +105,8 @@ enum TestServerHarness {
             outcome.bytes.append(contentsOf: buffer.readableBytesView)
             if outcome.bytes.count >= limit { context.close(promise: nil) }
         }
+
+        func markClosedByClientBound() { outcome.closedByClientBound = true }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             if let error = error as? IOError, error.errnoCode == ECONNRESET { outcome.resetByPeer = true }
