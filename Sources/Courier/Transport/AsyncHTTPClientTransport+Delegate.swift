@@ -32,47 +32,58 @@ extension AsyncHTTPClientTransport {
         return .some(bytes)
     }
 
-    /// Sends `request` with `body` through the delegate API and gives the response the same
-    /// streaming shape as the async API. `fileBody`, when given, is watched and closed with the request.
+    /// Sends `request` through the delegate API and gives the response the same streaming shape
+    /// as the async API. `makeBody` makes the body for each attempt; its `FileRegionBody`, when
+    /// there is one, is watched and closed with that attempt.
+    ///
+    /// As on the async path, a request whose pooled keep-alive connection turned out to be closed
+    /// before anything went out (`ioOnClosedChannel`) is sent once more on a fresh connection.
     func sendThroughDelegate(
-        _ request: Request, body: HTTPClient.Body?, fileBody: FileRegionBody?, deadline: NIODeadline,
-        uploadProgress: (@Sendable (Int64) -> Void)?
+        _ request: Request, deadline: NIODeadline, uploadProgress: (@Sendable (Int64) -> Void)?,
+        makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
-        let delegate = StreamingResponseDelegate(uploadProgress: uploadProgress)
-        let task: HTTPClient.Task<Void>
-        do {
-            let outgoing = try HTTPClient.Request(
-                url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
-                headers: Self.headers(from: request.headerFields), body: body)
-            task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
-        } catch {
-            fileBody?.close()
-            throw Self.courierError(from: error, url: url)
-        }
-        fileBody?.attach(to: task)
-        task.futureResult.whenFailure { delegate.fail($0) }
-        let exchange = DelegatedExchange(task: task, delegate: delegate)
+        var mayResend = request.body.isReplayable
+        while true {
+            let (body, fileBody) = try makeBody()
+            let delegate = StreamingResponseDelegate(uploadProgress: uploadProgress)
+            let task: HTTPClient.Task<Void>
+            do {
+                let outgoing = try HTTPClient.Request(
+                    url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
+                    headers: Self.headers(from: request.headerFields), body: body)
+                task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
+            } catch {
+                fileBody?.close()
+                throw Self.courierError(from: error, url: url)
+            }
+            fileBody?.attach(to: task)
+            task.futureResult.whenFailure { delegate.fail($0) }
+            let exchange = DelegatedExchange(task: task, delegate: delegate)
 
-        let responseHead: HTTPResponseHead
-        do {
-            responseHead = try await delegate.head(onCancel: { task.cancel() })
-        } catch {
-            task.cancel()
-            throw Self.courierError(from: error, url: url)
-        }
-        let head = Self.responseHead(status: responseHead.status, headers: responseHead.headers, url: url)
-        return TransportResponse(
-            head: head,
-            body: BodyChunks(makeNext: {
-                return {
-                    do {
-                        return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
-                    } catch {
-                        throw Self.courierError(from: error, url: url)
+            let responseHead: HTTPResponseHead
+            do {
+                responseHead = try await delegate.head(onCancel: { task.cancel() })
+            } catch let error as ChannelError where error == .ioOnClosedChannel && mayResend {
+                mayResend = false
+                continue
+            } catch {
+                task.cancel()
+                throw Self.courierError(from: error, url: url)
+            }
+            let head = Self.responseHead(status: responseHead.status, headers: responseHead.headers, url: url)
+            return TransportResponse(
+                head: head,
+                body: BodyChunks(makeNext: {
+                    return {
+                        do {
+                            return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
+                        } catch {
+                            throw Self.courierError(from: error, url: url)
+                        }
                     }
-                }
-            }))
+                }))
+        }
     }
 }
 

@@ -54,14 +54,15 @@ public final class AsyncHTTPClientTransport: Transport {
             deadline = .distantFuture
         }
         if let segments = Self.sendfileSegments(of: request) {
-            let body = try FileRegionBody(segments: segments)
-            return try await sendThroughDelegate(
-                request, body: body.makeBody(), fileBody: body, deadline: deadline, uploadProgress: uploadProgress)
+            return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
+                let body = try FileRegionBody(segments: segments)
+                return (body.makeBody(), body)
+            }
         }
         if let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
-            return try await sendThroughDelegate(
-                request, body: bytes.map { .byteBuffer($0) }, fileBody: nil, deadline: deadline,
-                uploadProgress: uploadProgress)
+            return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
+                (bytes.map { .byteBuffer($0) }, nil)
+            }
         }
 
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
