@@ -1,15 +1,12 @@
 /// A growable byte buffer for building query strings: capacity is checked once per appended
 /// run rather than once per byte, and the bytes become a `String` with a single copy.
 ///
-/// A class so that its memory is freed on every path by `deinit`; it is never shared
-/// between tasks (each encode makes its own).
-final class ByteWriter {
+/// Noncopyable, so it has exactly one owner: no reference counting on the hot path (a class
+/// costs a retain and release around calls), and `deinit` frees the memory on every path.
+struct ByteWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
-    // Held per writer so that the hot loop does not pass through the globals' lazy initializers.
-    private let literalTable = PercentEscaping.literalTable
-    private let hexDigits = PercentEscaping.hexDigits
 
     init(capacity: Int) {
         self.capacity = Swift.max(capacity, 16)
@@ -22,11 +19,12 @@ final class ByteWriter {
 
     /// Makes room for `extra` more bytes, at least doubling when it must grow.
     @inline(__always)
-    private func reserve(_ extra: Int) {
-        if count + extra > capacity { grow(to: count + extra) }
+    private mutating func reserve(_ extra: Int) {
+        if extra > capacity &- count { grow(to: count + extra) }
     }
 
-    private func grow(to needed: Int) {
+    @inline(never)
+    private mutating func grow(to needed: Int) {
         let newCapacity = Swift.max(needed, capacity * 2)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: base, count: count)
@@ -37,94 +35,101 @@ final class ByteWriter {
 
     /// Appends one byte.
     @inline(__always)
-    func append(_ byte: UInt8) {
+    mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
-        count += 1
+        count &+= 1
+    }
+
+    /// Appends `%5B`, an escaped `[`, as three stores rather than a copy of a literal.
+    @inline(__always)
+    mutating func appendEscapedOpenBracket() {
+        reserve(3)
+        base[count] = UInt8(ascii: "%")
+        base[count &+ 1] = UInt8(ascii: "5")
+        base[count &+ 2] = UInt8(ascii: "B")
+        count &+= 3
+    }
+
+    /// Appends `%5D`, an escaped `]`.
+    @inline(__always)
+    mutating func appendEscapedCloseBracket() {
+        reserve(3)
+        base[count] = UInt8(ascii: "%")
+        base[count &+ 1] = UInt8(ascii: "5")
+        base[count &+ 2] = UInt8(ascii: "D")
+        count &+= 3
     }
 
     /// Appends bytes that need no escaping.
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         reserve(bytes.count)
         (base + count).update(from: source, count: bytes.count)
-        count += bytes.count
+        count &+= bytes.count
     }
 
-    /// Appends text known at compile time, such as an already-escaped bracket, unescaped.
-    func append(_ text: StaticString) {
-        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    /// Appends `other`'s bytes.
+    mutating func append(_ other: borrowing ByteWriter) {
+        append(UnsafeBufferPointer(start: other.base, count: other.count))
     }
 
     /// Appends the UTF-8 of `text`, unescaped.
-    func append(_ text: String) {
+    mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { append($0) }
     }
 
     /// Appends `bytes` percent-escaped (``PercentEscaping``).
-    func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
-        reserve(bytes.count * 3)
+    mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count &* 3)
         var position = base + count
-        literalTable.withUnsafeBufferPointer { literal in
-            hexDigits.withUnsafeBufferPointer { hex in
-                for byte in bytes {
-                    if literal[Int(byte)] {
-                        position.pointee = byte
-                        position += 1
-                    } else {
-                        position[0] = UInt8(ascii: "%")
-                        position[1] = hex[Int(byte >> 4)]
-                        position[2] = hex[Int(byte & 0x0F)]
-                        position += 3
-                    }
-                }
+        for byte in bytes {
+            if PercentEscaping.isLiteral(byte) {
+                position.pointee = byte
+                position += 1
+            } else {
+                position[0] = UInt8(ascii: "%")
+                position[1] = PercentEscaping.hexDigit(byte &>> 4)
+                position[2] = PercentEscaping.hexDigit(byte & 0x0F)
+                position += 3
             }
         }
         count = position - base
     }
 
-    /// Appends the UTF-8 of `text` percent-escaped, reading native strings in place.
-    func appendEscaped(_ text: String) {
+    /// Appends the UTF-8 of `text` percent-escaped, reading native and small strings in place.
+    mutating func appendEscaped(_ text: String) {
         var text = text
         text.withUTF8 { appendEscaped($0) }
     }
 
-    /// Appends `bytes` percent-escaped.
-    func appendEscaped(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { appendEscaped($0) }
-    }
-
-    /// Appends `other`'s bytes.
-    func append(_ other: ByteWriter) {
-        append(UnsafeBufferPointer(start: other.base, count: other.count))
-    }
-
     /// Appends `number` in decimal, without going through a `String`.
-    func appendDecimal(_ number: Int) {
+    mutating func appendDecimal(_ number: Int) {
         reserve(20)
         var magnitude = number.magnitude
         if number < 0 {
             base[count] = UInt8(ascii: "-")
-            count += 1
+            count &+= 1
         }
         var digitCount = 1
         var probe = magnitude
         while probe >= 10 {
             probe /= 10
-            digitCount += 1
+            digitCount &+= 1
         }
-        var position = count + digitCount - 1
+        var position = count &+ digitCount &- 1
         repeat {
-            base[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
-            position -= 1
+            position &-= 1
         } while magnitude > 0
-        count += digitCount
+        count &+= digitCount
     }
 
     /// Drops the bytes after the first `newCount`.
-    func truncate(to newCount: Int) {
+    @inline(__always)
+    mutating func truncate(to newCount: Int) {
         count = Swift.min(count, newCount)
     }
 

@@ -31,81 +31,86 @@ enum OrdinalOrder {
         return left.count < right.count
     }
 
-    /// The entries of `dictionary` in ordinal order of their keys.
-    static func sortedEntries(_ dictionary: [String: ParameterValue]) -> [(key: String, value: ParameterValue)] {
-        sortedIndices(dictionary).map { dictionary[$0] }
-    }
-
-    /// The indices of `dictionary` in ordinal order of their keys.
+    /// Appends one ``Slot`` per entry of `dictionary` to `slots` and sorts those new slots
+    /// into ordinal order of their keys; the slots already in `slots` are left as they are.
     ///
-    /// Indices carry no reference counts, so sorting them costs only comparisons. Small
-    /// dictionaries use an insertion sort. Larger ones copy every key's rank-mapped UTF-8 into
-    /// one buffer and compare with `memcmp`.
-    static func sortedIndices(_ dictionary: [String: ParameterValue]) -> [Dictionary<String, ParameterValue>.Index] {
-        var indices = Array(dictionary.indices)
-        if indices.count <= 12 {
-            var index = 1
-            while index < indices.count {
-                var position = index
-                while position > 0, precedes(dictionary[indices[position]].key, dictionary[indices[position - 1]].key) {
-                    indices.swapAt(position, position - 1)
-                    position -= 1
-                }
-                index += 1
-            }
-            return indices
+    /// Callers keep one `slots` array for a whole walk and use it as a stack (a nested
+    /// dictionary appends its slots after its parent's and removes them when done), so no
+    /// dictionary costs an allocation of its own. Most comparisons are decided by the first 16
+    /// rank-mapped bytes held in the slots; only keys that agree there read their text again.
+    static func appendSorted(_ dictionary: [String: ParameterValue], to slots: inout [Slot]) {
+        let start = slots.count
+        var index = dictionary.startIndex
+        while index != dictionary.endIndex {
+            var key = dictionary.keys[index]
+            slots.append(key.withUTF8 { Slot(key: $0, index: index) })
+            dictionary.formIndex(after: &index)
         }
-        var totalBytes = 0
-        for key in dictionary.keys { totalBytes += key.utf8.count }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(totalBytes)
-        var offsets: [Int] = [0]
-        offsets.reserveCapacity(indices.count + 1)
-        var order: [SortKey] = []
-        order.reserveCapacity(indices.count)
-        for index in indices {
-            let start = bytes.count
-            var prefix: UInt64 = 0
-            for byte in dictionary[index].key.utf8 {
-                let mapped = UInt8(truncatingIfNeeded: rank(byte))
-                if bytes.count - start < 8 { prefix |= UInt64(mapped) << (56 - 8 * UInt64(bytes.count - start)) }
-                bytes.append(mapped)
-            }
-            order.append(SortKey(prefix: prefix, slot: offsets.count - 1))
-            offsets.append(bytes.count)
+        guard slots.count - start > 1 else { return }
+        slots.withUnsafeMutableBufferPointer { buffer in
+            OrdinalOrder.sort(UnsafeMutableBufferPointer(rebasing: buffer[start...]), keysIn: dictionary)
         }
-        bytes.withUnsafeBufferPointer { keyBytes in
-            offsets.withUnsafeBufferPointer { offsets in
-                let base = keyBytes.baseAddress
-                order.sort { left, right in
-                    // The first eight bytes decide almost every comparison without touching the keys.
-                    if left.prefix != right.prefix { return left.prefix < right.prefix }
-                    let leftStart = offsets[left.slot], leftCount = offsets[left.slot + 1] - leftStart
-                    let rightStart = offsets[right.slot], rightCount = offsets[right.slot + 1] - rightStart
-                    let common = Swift.min(leftCount, rightCount)
-                    if common > 8, let base {
-                        let compared = memcmp(base + leftStart + 8, base + rightStart + 8, common - 8)
-                        if compared != 0 { return compared < 0 }
-                    }
-                    return leftCount < rightCount
-                }
-            }
-        }
-        return order.map { indices[$0.slot] }
     }
 
-    /// A key's first eight rank-mapped bytes, big-endian, zero-padded, and where the key is.
-    private struct SortKey {
-        var prefix: UInt64
-        var slot: Int
+    /// Where one key of a dictionary is, with its first 16 bytes mapped by ``rank(_:)`` and
+    /// packed big-endian (zero-padded) so that two integer comparisons order most keys.
+    struct Slot {
+        let head: UInt64
+        let tail: UInt64
+        let length: Int
+        /// The entry's position in its dictionary.
+        let index: Dictionary<String, ParameterValue>.Index
+
+        init(key: UnsafeBufferPointer<UInt8>, index: Dictionary<String, ParameterValue>.Index) {
+            self.head = Self.packedWord(key, from: 0)
+            self.tail = key.count > 8 ? Self.packedWord(key, from: 8) : 0
+            self.length = key.count
+            self.index = index
+        }
+
+        /// Up to eight bytes of `key` from `start`, rank-mapped, big-endian, zero-padded. A
+        /// full word is one unaligned load (a `memcpy` into the word would stall the load that
+        /// follows it); only a word with a byte ≥ 0x80 is remapped byte by byte.
+        @inline(__always)
+        private static func packedWord(_ key: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {
+            guard let base = key.baseAddress, start < key.count else { return 0 }
+            var word: UInt64 = 0
+            if key.count - start >= 8 {
+                // Memory order to numeric order: the first byte becomes the most significant.
+                word = UInt64(bigEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+            } else {
+                var shift: UInt64 = 56
+                for offset in start..<key.count {
+                    word |= UInt64(base[offset]) &<< shift
+                    shift &-= 8
+                }
+            }
+            guard word & 0x8080_8080_8080_8080 != 0 else { return word }
+            var mapped: UInt64 = 0
+            for shift in stride(from: 56, through: 0, by: -8) {
+                mapped |= UInt64(rank(UInt8(truncatingIfNeeded: word &>> UInt64(shift)))) &<< UInt64(shift)
+            }
+            return mapped
+        }
+
+        /// Whether this slot's key sorts before `other`'s; both belong to `dictionary`.
+        @inline(__always)
+        func precedes(_ other: Slot, in dictionary: [String: ParameterValue]) -> Bool {
+            if head != other.head { return head < other.head }
+            if tail != other.tail { return tail < other.tail }
+            // Equal padded prefixes: when both keys fit in them, the shorter is a prefix of the longer.
+            if length <= 16 && other.length <= 16 { return length < other.length }
+            return OrdinalOrder.precedes(dictionary.keys[index], dictionary.keys[other.index])
+        }
     }
 
+    /// The byte's place in UTF-16 order; every byte of valid UTF-8 maps into 0x00–0xF4.
     @inline(__always)
-    private static func rank(_ byte: UInt8) -> UInt16 {
+    private static func rank(_ byte: UInt8) -> UInt8 {
         switch byte {
-        case 0xF0...0xF4: return UInt16(byte) - 0xF0 + 0xEE  // 0xEE...0xF2
-        case 0xEE...0xEF: return UInt16(byte) + 5  // 0xF3...0xF4
-        default: return UInt16(byte)
+        case 0xF0...0xF4: return byte &- 2  // 0xEE...0xF2
+        case 0xEE...0xEF: return byte &+ 5  // 0xF3...0xF4
+        default: return byte
         }
     }
 }

@@ -11,7 +11,10 @@ public typealias Parameters = [String: ParameterValue]
 /// Literals build values directly:
 /// `let parameters: Parameters = ["q": "swift", "page": 2, "tags": ["a", "b"], "flag": true]`.
 /// How each case appears in a query string is described by ``QueryString/encode(_:)``.
-public indirect enum ParameterValue: Sendable, Hashable {
+///
+/// Not `indirect`: containers already hold their elements on the heap, so leaves sit inline
+/// (no box per value to allocate when building a tree, nor to retain and release when reading it).
+public enum ParameterValue: Sendable, Hashable {
     /// Text, percent-escaped as UTF-8 when encoded.
     case string(String)
     /// A whole number, written in decimal.

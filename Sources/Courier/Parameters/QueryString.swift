@@ -16,18 +16,18 @@ public enum QueryString {
     /// The query string for `parameters`, for example
     /// `"flag=1&key1=value1&key2%5Bkey%5D%5B%5D=1&key2%5Bkey%5D%5B%5D=value"`.
     ///
-    /// Cost: one output buffer reserved up front and one sorted copy of each dictionary's
-    /// entries; escaping is a table lookup per byte.
+    /// Cost: one output buffer reserved up front, one shared stack for every dictionary's key
+    /// order (no sorted copies of entries), and a table lookup per escaped byte.
     public static func encode(_ parameters: Parameters) -> String {
-        let capacity = parameters.count * 128
-        var fastEncoder = QueryStringEncoder(capacity: capacity)
+        var encoder = QueryStringEncoder(capacity: parameters.count * 128)
         do {
-            try fastEncoder.encode(parameters)
-            return fastEncoder.output.makeString()
+            try encoder.encode(parameters)
+            return encoder.makeString()
         } catch {
-            var encoder = EncodingVisitor(capacity: capacity)
-            ParameterWalker.walk(parameters, visitor: &encoder)
-            return encoder.output.makeString()
+            // Deeper than the fast encoder recurses: the iterative walk has no depth limit.
+            var collector = PairCollector()
+            ParameterWalker.walk(parameters, visitor: &collector)
+            return encode(pairs: collector.pairs)
         }
     }
 
@@ -44,9 +44,14 @@ public enum QueryString {
 
     /// Joins already-flattened pairs as ``encode(_:)`` would: escaped `key=value`, or the bare key for null.
     public static func encode(pairs: [QueryStringPair]) -> String {
-        var encoder = EncodingVisitor(capacity: pairs.count * 32)
-        for pair in pairs { encoder.visit(key: Array(pair.key.utf8), value: pair.value) }
-        return encoder.output.makeString()
+        var output = ByteWriter(capacity: pairs.count * 32)
+        for (position, pair) in pairs.enumerated() {
+            // Not `output.isEmpty`: a null under an empty key writes nothing, yet still takes a `&`.
+            if position > 0 { output.append(UInt8(ascii: "&")) }
+            output.appendEscaped(pair.key)
+            QueryStringEncoder.writeValue(of: pair.value, to: &output)
+        }
+        return output.makeString()
     }
 }
 
@@ -65,9 +70,10 @@ public struct QueryStringPair: Sendable, Hashable, CustomStringConvertible {
 
     /// The pair as it appears in a query: `escapedKey=escapedValue`, or the escaped key alone for null.
     public var urlEncoded: String {
-        var encoder = EncodingVisitor(capacity: key.utf8.count * 3 + 16)
-        encoder.visit(key: Array(key.utf8), value: value)
-        return encoder.output.makeString()
+        var output = ByteWriter(capacity: key.utf8.count * 3 + 16)
+        output.appendEscaped(key)
+        QueryStringEncoder.writeValue(of: value, to: &output)
+        return output.makeString()
     }
 
     /// The pair as it appears in a query, as ``urlEncoded``.
@@ -78,37 +84,6 @@ public struct QueryStringPair: Sendable, Hashable, CustomStringConvertible {
 protocol ParameterLeafVisitor {
     /// `key` holds the unescaped UTF-8 key path (`a[b][]`); `value` is a leaf.
     mutating func visit(key: [UInt8], value: ParameterValue)
-}
-
-/// Writes escaped `key=value` pairs joined by `&` into one growing byte buffer.
-struct EncodingVisitor: ParameterLeafVisitor {
-    let output: ByteWriter
-    /// Not `output.isEmpty`: a null under an empty key writes nothing, yet still takes a `&`.
-    private var isFirst = true
-
-    init(capacity: Int) { output = ByteWriter(capacity: capacity) }
-
-    mutating func visit(key: [UInt8], value: ParameterValue) {
-        if isFirst { isFirst = false } else { output.append(UInt8(ascii: "&")) }
-        output.appendEscaped(key)
-        switch value {
-        case .string(let text):
-            output.append(UInt8(ascii: "="))
-            output.appendEscaped(text)
-        case .int(let number):
-            output.append(UInt8(ascii: "="))
-            // Digits and `-` are all literal, so no escaping pass.
-            output.appendDecimal(number)
-        case .bool(let flag):
-            output.append(UInt8(ascii: "="))
-            output.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
-        case .null, .array, .dictionary, .set:
-            break
-        case .double, .data:
-            output.append(UInt8(ascii: "="))
-            output.appendEscaped(value.formText ?? "")
-        }
-    }
 }
 
 /// Collects ``QueryStringPair``s.
@@ -125,27 +100,41 @@ struct PairCollector: ParameterLeafVisitor {
 enum ParameterWalker {
     private enum Kind { case root, dictionary, array, set }
 
+    /// One container being walked. A dictionary's order is the range of `slots` starting at
+    /// `firstSlot`, shared with every other open dictionary, rather than a sorted copy.
     private struct Frame {
-        var entries: [(key: String, value: ParameterValue)]
-        var values: [ParameterValue]
+        let dictionary: [String: ParameterValue]
+        let values: [ParameterValue]
+        let firstSlot: Int
+        let count: Int
         var next = 0
         let keyLength: Int
         let kind: Kind
-
-        var count: Int { kind == .root || kind == .dictionary ? entries.count : values.count }
     }
 
     static func walk<Visitor: ParameterLeafVisitor>(_ parameters: Parameters, visitor: inout Visitor) {
         var key: [UInt8] = []
         key.reserveCapacity(64)
+        var slots: [OrdinalOrder.Slot] = []
+        slots.reserveCapacity(64)
         var stack: [Frame] = []
         stack.reserveCapacity(8)
-        stack.append(Frame(entries: sortedEntries(parameters), values: [], keyLength: 0, kind: .root))
 
+        func push(_ dictionary: [String: ParameterValue], kind: Kind, keyLength: Int) {
+            let firstSlot = slots.count
+            OrdinalOrder.appendSorted(dictionary, to: &slots)
+            stack.append(
+                Frame(dictionary: dictionary, values: [], firstSlot: firstSlot, count: dictionary.count,
+                      keyLength: keyLength, kind: kind))
+        }
+
+        push(parameters, kind: .root, keyLength: 0)
         while let top = stack.indices.last {
             let index = stack[top].next
             guard index < stack[top].count else {
-                stack.removeLast()
+                if let frame = stack.popLast(), frame.kind == .root || frame.kind == .dictionary {
+                    slots.removeLast(slots.count - frame.firstSlot)
+                }
                 continue
             }
             stack[top].next = index + 1
@@ -153,16 +142,13 @@ enum ParameterWalker {
 
             let value: ParameterValue
             switch stack[top].kind {
-            case .root:
-                let entry = stack[top].entries[index]
-                key.append(contentsOf: entry.key.utf8)
-                value = entry.value
-            case .dictionary:
-                let entry = stack[top].entries[index]
-                key.append(UInt8(ascii: "["))
-                key.append(contentsOf: entry.key.utf8)
-                key.append(UInt8(ascii: "]"))
-                value = entry.value
+            case .root, .dictionary:
+                let position = slots[stack[top].firstSlot + index].index
+                let bracketed = stack[top].kind == .dictionary
+                if bracketed { key.append(UInt8(ascii: "[")) }
+                key.append(contentsOf: stack[top].dictionary.keys[position].utf8)
+                if bracketed { key.append(UInt8(ascii: "]")) }
+                value = stack[top].dictionary.values[position]
             case .array:
                 key.append(UInt8(ascii: "["))
                 key.append(UInt8(ascii: "]"))
@@ -173,26 +159,23 @@ enum ParameterWalker {
 
             switch value {
             case .dictionary(let dictionary):
-                if !dictionary.isEmpty {
-                    stack.append(
-                        Frame(entries: sortedEntries(dictionary), values: [], keyLength: key.count, kind: .dictionary))
-                }
+                if !dictionary.isEmpty { push(dictionary, kind: .dictionary, keyLength: key.count) }
             case .array(let array):
                 if !array.isEmpty {
-                    stack.append(Frame(entries: [], values: array, keyLength: key.count, kind: .array))
+                    stack.append(
+                        Frame(dictionary: [:], values: array, firstSlot: 0, count: array.count,
+                              keyLength: key.count, kind: .array))
                 }
             case .set(let set):
                 if !set.isEmpty {
-                    stack.append(Frame(entries: [], values: sortedMembers(set), keyLength: key.count, kind: .set))
+                    stack.append(
+                        Frame(dictionary: [:], values: sortedMembers(set), firstSlot: 0, count: set.count,
+                              keyLength: key.count, kind: .set))
                 }
             default:
                 visitor.visit(key: key, value: value)
             }
         }
-    }
-
-    private static func sortedEntries(_ dictionary: [String: ParameterValue]) -> [(key: String, value: ParameterValue)] {
-        OrdinalOrder.sortedEntries(dictionary)
     }
 
     /// AFNetworking sorts a set by each member's `description`; a leaf's description is its
