@@ -44,8 +44,9 @@ struct DeadlineAndCancellationTests {
             // The server sees the close; poll its counter (bounded by the suite's time limit, not
             // asserted on time).
             while server.stats.connectionsOpen > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            // (On a loaded machine the deadline can pass before the connection is even made.)
             #expect(server.stats.connectionsOpen == 0)
-            #expect(server.stats.connectionsAccepted == 1)
+            #expect(server.stats.connectionsAccepted <= 1)
         }
     }
 
