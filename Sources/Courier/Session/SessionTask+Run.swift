@@ -50,6 +50,7 @@ extension SessionTask {
                 }
                 // Already committing: the finished transfer's outcome stands.
             }
+            // Not reached: the transfer child always ends with a response or an error.
             throw cancelledError()
         }
     }
