@@ -32,7 +32,8 @@ deadline=$(( $(date +%s) + budget ))
 
 # TSan: report every race, then fail. ASan: Swift's runtime and Foundation keep global
 # allocations alive on purpose, so LeakSanitizer's exit-time report is off; memory errors still fail.
-export TSAN_OPTIONS=${TSAN_OPTIONS:-"halt_on_error=0:exitcode=66:history_size=4"}
+# Suppressions cover reports inside dependencies only; each one says why in the file.
+export TSAN_OPTIONS=${TSAN_OPTIONS:-"halt_on_error=0:exitcode=66:history_size=4:suppressions=$root/.ci/tsan-suppressions.txt"}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-"detect_leaks=0:abort_on_error=0:halt_on_error=1"}
 # Swift's crash backtracer forks from the crashing thread, which trips a TSan CHECK and buries the
 # real message (for example a fatalError) under the sanitizer's own failure; report crashes plainly.
