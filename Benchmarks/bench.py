@@ -12,7 +12,9 @@ Environment (all optional):
   BENCH_BIG         size of the large file in bytes (default 1 GiB)
   BENCH_MEMORY      size of the in-memory part in bytes (default 256 MiB)
   BENCH_SCALE       scales the iteration counts of the in-process workloads (default 1.0)
-  BENCH_WORK        scratch directory (default /tmp/courier-bench)
+  BENCH_WORK        scratch directory (default /tmp/courier-bench; run.sh sets Benchmarks/.build/work)
+  BENCH_ROW_CAP     wall-clock seconds one row may take before no further pair starts (default 300);
+                    a row capped before 5 pairs fails instead of scoring on fewer
   BENCH_MARKDOWN    also write the table as Markdown to this file
   BENCH_JSON        also write every run as JSON lines to this file
 """
@@ -46,6 +48,7 @@ BIG = env_int("BENCH_BIG", GiB)
 MEMORY = env_int("BENCH_MEMORY", 256 * MiB)
 SCALE = float(os.environ.get("BENCH_SCALE", "1.0"))
 WORK = os.environ.get("BENCH_WORK", "/tmp/courier-bench")
+ROW_CAP = float(os.environ.get("BENCH_ROW_CAP", "300"))
 
 
 def scaled(count):
@@ -664,7 +667,15 @@ def run_workload(workload, ctx, log):
             check_errors.append(f"check {name}: {outcome}")
     if workload.key in ("upload", "cli-upload") and not workload.verify:
         print("#   no sha256 check: CourierTestServer is not on main (byte counts are still checked)", flush=True)
+    began = time.monotonic()
     for index in range(RUNS):
+        if index > 0 and time.monotonic() - began > ROW_CAP:
+            note = f"row capped: {time.monotonic() - began:.0f} s > BENCH_ROW_CAP {ROW_CAP:.0f} s after {index} of {RUNS} pairs"
+            if index < 5:
+                errors.append(note)  # fewer than 5 pairs is not a measurement
+            else:
+                print(f"#   {note}", flush=True)
+            break
         for side, factory, runs in (("courier", workload.courier, courier_runs), ("peer", workload.peer, peer_runs)):
             try:
                 run = factory()
@@ -714,6 +725,23 @@ def summarise(workload, courier_runs, peer_runs, errors):
     return summary
 
 
+def select_rows(rows, selected):
+    """The rows a filter names: comma-separated; a word that is a row's key picks that row only,
+    any other word picks every row whose key contains it ("" picks all)."""
+    keys = {w.key for w in rows}
+    words = [word.strip() for word in selected.split(",")] if selected else [""]
+    return [w for w in rows if any(w.key == word if word in keys else word in w.key for word in words)]
+
+
+def row_line(s):
+    """One row's result on one line, printed as soon as the row is done."""
+    if "ratio" not in s:
+        return f"{s['key']}: {s['status']}"
+    return (f"{s['key']}: Courier {fmt(s['courier_median'], s['unit'])}, {s['peer']} {fmt(s['peer_median'], s['unit'])}, "
+            f"ratio {s['ratio']:.2f}× ({s['ratio_min']:.2f}–{s['ratio_max']:.2f}), "
+            f"RSS {s['courier_rss_kib'] / 1024:.1f} / {s['peer_rss_kib'] / 1024:.1f} MiB, {s['status']} ({s['why']})")
+
+
 def median_or_none(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -731,17 +759,22 @@ def fmt(value, unit):
     return f"{value:,.0f}/s"
 
 
+def reproduce(key, markdown):
+    command = f"bash Benchmarks/run.sh {key}"
+    return f"`{command}`" if markdown else key
+
+
 def table(summaries, markdown=False):
-    header = ["workload", "Courier (median)", "peer", "peer (median)", "ratio", "ratio min–max",
+    header = ["workload", "reproduce" if markdown else "key", "Courier (median)", "peer", "peer (median)", "ratio", "ratio min–max",
               "Courier min–max", "peak RSS Courier / peer", "allocs/op Courier / peer", "target", "status"]
     lines = []
     for s in summaries:
         if "ratio" not in s:
             why = s.get("missing") or "; ".join(s.get("errors", []))[:160]
-            lines.append([s["title"], "—", s["peer"], "—", "—", "—", "—", "—", "—", s["target"], f"{s['status']}: {why}"])
+            lines.append([s["title"], reproduce(s["key"], markdown), "—", s["peer"], "—", "—", "—", "—", "—", "—", s["target"], f"{s['status']}: {why}"])
             continue
         lines.append([
-            s["title"], fmt(s["courier_median"], s["unit"]), s["peer"], fmt(s["peer_median"], s["unit"]),
+            s["title"], reproduce(s["key"], markdown), fmt(s["courier_median"], s["unit"]), s["peer"], fmt(s["peer_median"], s["unit"]),
             f"{s['ratio']:.2f}×", f"{s['ratio_min']:.2f}–{s['ratio_max']:.2f}",
             f"{fmt(s['courier_min'], s['unit'])}–{fmt(s['courier_max'], s['unit'])}",
             f"{s['courier_rss_kib'] / 1024:.1f} / {s['peer_rss_kib'] / 1024:.1f} MiB",
@@ -776,16 +809,20 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     log = open(os.environ["BENCH_JSON"], "w") if os.environ.get("BENCH_JSON") else None
     started = time.time()
+    load_before = os.getloadavg()
+    if RUNS < 5:
+        print(f"# {RUNS} pairs per row: a quick look, not a measurement (BENCHMARKS.md uses 5 or more)", flush=True)
     summaries = []
     try:
         all_rows = workloads(ctx)
-        rows = [w for w in all_rows if selected in w.key]
+        rows = select_rows(all_rows, selected)
         needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "download", "cli-offline", "cli-upload")
                         for w in rows)
         needs_server = any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload") for w in rows)
         if needs_big:
-            print(f"# making the {human(BIG)} file in {WORK}", flush=True)
+            made = time.monotonic()
             ctx.make_big_file()
+            print(f"# the {human(BIG)} file in {WORK}: ready in {time.monotonic() - made:.1f} s", flush=True)
         if needs_server:
             ctx.start_server()
             print(f"# test server at {ctx.server_url or '(not on main)'}, discarding sink at {ctx.sink_url}", flush=True)
@@ -797,12 +834,16 @@ def main():
                                   "missing": workload.missing, "errors": []})
                 continue
             began = time.time()
+            load = os.getloadavg()[0]
             courier_runs, peer_runs, errors = run_workload(workload, ctx, log)
             summary = summarise(workload, courier_runs, peer_runs, errors)
             summary["seconds"] = time.time() - began
             summaries.append(summary)
             for error in errors:
                 print(f"#   {error}", flush=True)
+            # The load average beside each row: absolute rates (the nested query-string target)
+            # fall with it, ratios mostly do not.
+            print(f"#   {row_line(summary)} [{summary['seconds']:.0f} s, load {load:.1f}]", flush=True)
     finally:
         ctx.stop_server()
     elapsed = time.time() - started
@@ -812,9 +853,43 @@ def main():
     print(table(summaries))
     if os.environ.get("BENCH_MARKDOWN"):
         with open(os.environ["BENCH_MARKDOWN"], "w") as handle:
+            handle.write(run_facts(ctx, selected, started, elapsed, load_before) + "\n\n")
             handle.write(table(summaries, markdown=True) + "\n")
     failed = [s for s in summaries if s["status"] == "FAILED"]
     return 1 if failed else 0
+
+
+def run_facts(ctx, selected, started, elapsed, load_before):
+    """The facts BENCHMARKS.md gives beside a table: when, where, with what, by which command."""
+    def first_line(argv):
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+            return result.stdout.strip().splitlines()[0] if result.returncode == 0 else "unknown"
+        except (OSError, subprocess.SubprocessError, IndexError):
+            return "unknown"
+    versions = first_line([ctx.python, "-c", "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' "
+                           "for p in ('requests-toolbelt', 'httpie', 'httpbin', 'gunicorn')))"])
+    curl = " ".join(first_line([ctx.curl, "--version"]).split()[:2])
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    settings = " ".join(f"{name}={os.environ[name]}" for name in
+                        ("BENCH_SWIFT", "BENCH_RUNS", "BENCH_BIG", "BENCH_MEMORY", "BENCH_SCALE", "BENCH_ROW_CAP")
+                        if os.environ.get(name))
+    command = " ".join(part for part in (settings, "bash Benchmarks/run.sh", selected) if part)
+    end = time.gmtime(started + elapsed)
+    return "\n".join([
+        f"- **When:** {time.strftime('%Y-%m-%d %H:%M', time.gmtime(started))}–{time.strftime('%H:%M', end)} UTC, "
+        f"{elapsed:.0f} s of measuring, {RUNS} alternating pairs per row"
+        + (f", commit {os.environ['BENCH_COMMIT']}" if os.environ.get("BENCH_COMMIT") else "") + ".",
+        f"- **Machine:** {os.cpu_count()} cores ({model}), {memory_gib():.0f} GiB, {platform.platform()}; "
+        f"load average {load_before[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
+        f"- **Tools:** {os.environ.get('BENCH_SWIFT_VERSION', 'swift (version unknown)')}; {curl}; {versions}.",
+        f"- **Command:** `{command}`.",
+    ])
 
 
 def memory_gib():

@@ -72,6 +72,41 @@ import Testing
         #expect(DownloadFileName.unique("b", in: URL(fileURLWithPath: "/d"), exists: { taken.contains($0) }) == "b")
     }
 
+    @Test func hostileContentDispositionNamesBecomeSafeBaseNames() {
+        let url = URL(string: "http://x/files/report.pdf")!
+        func name(_ disposition: String, contentType: String? = nil) -> String {
+            DownloadFileName.suggested(contentDisposition: disposition, url: url, contentType: contentType)
+        }
+        // RFC 8187 ext-value smuggling a path, a right-to-left override and a hidden name.
+        #expect(name("attachment; filename*=UTF-8''..%2F..%2F%E2%80%AEfdp.exe") == "fdp.exe")
+        #expect(name("attachment; filename*=UTF-8''%2E%2E%2F.bashrc; filename=\"fallback.txt\"") == "bashrc")
+        #expect(name(#"attachment; filename="C:\\Windows\\evil.bat""#) == "evil.bat")
+        #expect(name("attachment; filename*=UTF-8''a%7Fb%C2%85c%0D%0A.txt") == "abc.txt")
+        // DEL inside a quoted-string makes the header invalid (RFC 9110 qdtext): the URL's name.
+        #expect(name("attachment; filename=\"a\u{7F}b.txt\"") == "report.pdf")
+        // Nothing usable in the header: the URL's last segment, as without one.
+        #expect(name("attachment; filename=\"../..\"") == "report.pdf")
+        #expect(name("attachment; filename=\"x\"; filename=\"y\"") == "report.pdf")
+        // A 600-byte name is cut to DownloadFileName.maximumLength bytes, keeping its extension.
+        let long = name("attachment; filename=\"\(String(repeating: "é", count: 300)).txt\"")
+        #expect(long.utf8.count <= DownloadFileName.maximumLength)
+        #expect(long.hasSuffix(".txt"))
+        #expect(long.hasPrefix("éé"))
+        // The extension comes from a parsed Content-Type, whatever its case and parameters.
+        #expect(name("attachment; filename=\"data\"", contentType: "Application/JSON ; charset=\"utf-8\"") == "data.json")
+        #expect(name("attachment; filename=\"data\"", contentType: "json") == "data")
+    }
+
+    @Test func jsonIsReindentedByTheParsedMediaType() {
+        let printer = MessagePrinter(pretty: .format, stdoutIsTerminal: false)
+        let body = Array(#"{"a":1}"#.utf8)
+        let reindented = Array("{\n    \"a\": 1\n}".utf8)
+        #expect(printer.formatted(body, contentType: "application/problem+json; charset=utf-8") == reindented)
+        #expect(printer.formatted(body, contentType: "Text/X-JSON") == reindented)
+        #expect(printer.formatted(body, contentType: "text/plain; note=json") == body)
+        #expect(printer.formatted(body, contentType: nil) == reindented)
+    }
+
     @Test func progressLine() {
         #expect(
             ProgressBar.render(completed: 50_000_000, total: 100_000_000, elapsed: 2, width: 100)

@@ -167,6 +167,21 @@ import Testing
         }
     }
 
+    @Test func hostileStarEncodedContentDispositionStaysInTheDirectory() async throws {
+        try await withServer { _, base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // filename*=UTF-8''..%2F..%2F.profile%E2%80%AE: a path, a hidden name and a bidi override.
+            let result = try CourierProcess.run(
+                ["-d", "\(base)/fault/content-disposition?form=star&filename=..%2F..%2F.profile%E2%80%AE"],
+                environment: ["COURIER_FORCE_TTY": "1"], directory: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["profile.bin"])
+            #expect(try Data(contentsOf: directory.appendingPathComponent("profile.bin")) == Data("hostile file name\n".utf8))
+            #expect(!FileManager.default.fileExists(atPath: directory.deletingLastPathComponent().appendingPathComponent(".profile").path))
+        }
+    }
+
     @Test func serveAnswersRequests() async throws {
         // `courier serve` on a fixed free port: found by binding the test server once, then freeing it.
         let probe = try await TestServer.start()

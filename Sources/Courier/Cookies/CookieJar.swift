@@ -69,7 +69,9 @@ public final class CookieJar: CookieStorage, @unchecked Sendable {
     /// The unexpired cookies for `url`, longest path first, then oldest first (RFC 6265 §5.4);
     /// empty for a URL without a host.
     public func cookies(for url: URL) -> [Cookie] {
-        guard let host = CookieMatching.canonicalHost(of: url) else { return [] }
+        // Every request of a session asks, most of them of an empty jar: answer that without
+        // building the host's candidate domains.
+        guard withState({ $0.count > 0 }), let host = CookieMatching.canonicalHost(of: url) else { return [] }
         let date = now()
         let domains = Self.candidateDomains(for: host)
         var found: [Entry] = []

@@ -15,7 +15,8 @@ public struct Request: Sendable {
     public var headerFields: HTTPFields
     /// The body and how to produce its bytes.
     public var body: RequestBody
-    /// The whole-request deadline in seconds; nil uses the transport's default.
+    /// The whole-request deadline in seconds, response body included; nil (or a value that is
+    /// not finite) uses the transport's default. Past it the task fails with `.timedOut`.
     public var timeoutInterval: TimeInterval?
     /// Whether a session's cookie storage is applied to and filled from this request.
     public var httpShouldHandleCookies: Bool

@@ -51,19 +51,8 @@ public struct StringResponseSerializer: ValidatingResponseSerializer {
 extension ResponseHead {
     /// The `charset` parameter of `Content-Type`, lower-cased and unquoted (`utf-8`); nil when absent.
     public var charset: String? {
-        guard let contentType = value(forHTTPHeaderField: "Content-Type") else { return nil }
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2,
-                pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset"
-            else { continue }
-            var value = pair[1].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = String(value.dropFirst().dropLast())
-            }
-            return value.isEmpty ? nil : value.lowercased()
-        }
-        return nil
+        // The shared RFC 9110 §8.3.1 parser: quoted strings may hold `;` and `=`, and quoted pairs are unescaped.
+        value(forHTTPHeaderField: "Content-Type").flatMap(MediaType.init)?.charset
     }
 }
 

@@ -16,13 +16,19 @@ extension SessionTask {
         finish(result)
     }
 
-    /// Runs the transfer under the request's whole-task deadline (``Request/timeoutInterval``).
+    /// Runs the transfer under the request's whole-task deadline (``Request/timeoutInterval``, else
+    /// the transport's `requestTimeout`).
     ///
     /// AsyncHTTPClient's own deadline only bounds the wait for the response head, so the body
     /// read is bounded here: a timer child cancels the transfer child when the deadline passes,
     /// unless the body is already complete and its outcome being committed.
     private func performWithinDeadline() async throws -> SessionResponse {
-        guard let seconds = Self.deadlineSeconds(originalRequest.timeoutInterval) else { return try await perform() }
+        // The transport's own default deadline applies when the request sets none; its body
+        // read must be bounded the same way.
+        let transportDefault = (manager.transport as? AsyncHTTPClientTransport)?.configuration.requestTimeout
+            .map { Double($0.nanoseconds) / 1_000_000_000 }
+        guard let seconds = Self.deadlineSeconds(originalRequest.timeoutInterval) ?? Self.deadlineSeconds(transportDefault)
+        else { return try await perform() }
         let deadline = ContinuousClock.now + .seconds(seconds)
         return try await withThrowingTaskGroup(of: SessionResponse?.self) { group in
             group.addTask { try await self.perform() }
@@ -39,11 +45,12 @@ extension SessionTask {
                     group.cancelAll()
                     let target = originalRequest.url.absoluteString
                     throw CourierError(
-                        .timedOut, "the request to \(target) did not complete within its \(seconds) s timeoutInterval",
+                        .timedOut, "the request to \(target) did not complete within its \(seconds) s deadline",
                         offendingInput: target)
                 }
                 // Already committing: the finished transfer's outcome stands.
             }
+            // Not reached: the transfer child always ends with a response or an error.
             throw cancelledError()
         }
     }

@@ -17,7 +17,7 @@ import NIOPosix
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    private let client: HTTPClient
+    let client: HTTPClient
 
     /// Makes a transport with its own `HTTPClient` on the shared NIO event loop group.
     public init(configuration: Configuration = Configuration()) {
@@ -54,8 +54,15 @@ public final class AsyncHTTPClientTransport: Transport {
             deadline = .distantFuture
         }
         if let segments = Self.sendfileSegments(of: request) {
-            return try await sendWithFileRegions(
-                request, segments: segments, deadline: deadline, uploadProgress: uploadProgress)
+            return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
+                let body = try FileRegionBody(segments: segments)
+                return (body.makeBody(), body)
+            }
+        }
+        if let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
+            return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
+                (bytes.map { .byteBuffer($0) }, nil)
+            }
         }
 
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
@@ -116,51 +123,7 @@ public final class AsyncHTTPClientTransport: Transport {
         return hasFile ? segments : nil
     }
 
-    /// Sends a body of bytes and file regions through AsyncHTTPClient's delegate API, the one that
-    /// can write a `FileRegion`, and gives the response the same streaming shape as the async API.
-    private func sendWithFileRegions(
-        _ request: Request, segments: [BodySegment], deadline: NIODeadline,
-        uploadProgress: (@Sendable (Int64) -> Void)?
-    ) async throws -> TransportResponse {
-        let url = request.url
-        let body = try FileRegionBody(segments: segments)
-        let delegate = StreamingResponseDelegate(uploadProgress: uploadProgress)
-        let task: HTTPClient.Task<Void>
-        do {
-            let outgoing = try HTTPClient.Request(
-                url: url.absoluteString, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
-                headers: Self.headers(from: request.headerFields), body: body.makeBody())
-            task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
-        } catch {
-            body.close()
-            throw Self.courierError(from: error, url: url)
-        }
-        body.attach(to: task)
-        task.futureResult.whenFailure { delegate.fail($0) }
-        let exchange = DelegatedExchange(task: task, delegate: delegate)
-
-        let responseHead: HTTPResponseHead
-        do {
-            responseHead = try await delegate.head(onCancel: { task.cancel() })
-        } catch {
-            task.cancel()
-            throw Self.courierError(from: error, url: url)
-        }
-        let head = Self.responseHead(status: responseHead.status, headers: responseHead.headers, url: url)
-        return TransportResponse(
-            head: head,
-            body: BodyChunks(makeNext: {
-                return {
-                    do {
-                        return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
-                    } catch {
-                        throw Self.courierError(from: error, url: url)
-                    }
-                }
-            }))
-    }
-
-    private static func responseHead(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL) -> ResponseHead {
+    static func responseHead(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL) -> ResponseHead {
         ResponseHead(
             status: HTTPResponse.Status(code: Int(status.code), reasonPhrase: status.reasonPhrase),
             headerFields: Self.fields(from: headers),
@@ -188,11 +151,22 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// Headers that the body decides are left to AsyncHTTPClient, which derives them from the body's length.
-    private static func headers(from fields: HTTPFields) -> HTTPHeaders {
+    static func headers(from fields: HTTPFields) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.reserveCapacity(fields.count)
+        var cookiePairs: [String] = []
         for field in fields where field.name != .contentLength && field.name != .transferEncoding {
+            if field.name == .cookie {
+                cookiePairs.append(field.value)
+                continue
+            }
             headers.add(name: field.name.rawName, value: field.value)
+        }
+        // HTTPFields stores a `Cookie` value set through its subscript as one field per pair
+        // (HTTP/2 crumbs); HTTP/1.1 allows a single `Cookie` line (RFC 6265 §5.4), and servers
+        // that fold repeated lines with "," misread the pairs.
+        if !cookiePairs.isEmpty {
+            headers.add(name: "Cookie", value: cookiePairs.joined(separator: "; "))
         }
         return headers
     }
@@ -201,9 +175,23 @@ public final class AsyncHTTPClientTransport: Transport {
         var fields = HTTPFields()
         fields.reserveCapacity(headers.count)
         for (name, value) in headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+            if let fieldName = fieldName(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
         return fields
+    }
+
+    /// Names most responses carry, spelled as servers usually send them; their lowercased forms
+    /// are literals, so a matching name costs no allocation.
+    private static let commonFieldNames: [HTTPField.Name] = [
+        .contentType, .contentLength, .server, .date, .connection, .transferEncoding, .contentEncoding, .eTag,
+        .lastModified, .location, .cacheControl, .setCookie, .vary, .acceptRanges,
+    ]
+
+    /// The field name for `name`: a shared common name when the spelling matches exactly (so the
+    /// raw spelling the server sent is kept), else a validated new one; nil for an invalid name.
+    static func fieldName(_ name: String) -> HTTPField.Name? {
+        for candidate in commonFieldNames where candidate.rawName == name { return candidate }
+        return HTTPField.Name(name)
     }
 
     /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes, keeping the original.
@@ -255,21 +243,5 @@ public final class AsyncHTTPClientTransport: Transport {
         return CourierError(
             .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
             underlyingError: error)
-    }
-}
-
-/// A request sent through the delegate API and its response stream. Dropping the last reference
-/// before the response has ended cancels the request, as dropping an async response body does.
-private final class DelegatedExchange: Sendable {
-    let task: HTTPClient.Task<Void>
-    let delegate: StreamingResponseDelegate
-
-    init(task: HTTPClient.Task<Void>, delegate: StreamingResponseDelegate) {
-        self.task = task
-        self.delegate = delegate
-    }
-
-    deinit {
-        if !delegate.isComplete { task.cancel() }
     }
 }

@@ -8,20 +8,23 @@ import NIOHTTP1
 /// The delegate API is the only one in AsyncHTTPClient 1.37 that can send a `FileRegion`
 /// (sendfile), so file uploads over plain HTTP use it; this type gives them the same shape as
 /// the async API: `head()` suspends until the status line arrives, `nextBodyPart()` until a
-/// chunk does. Backpressure: once ``bufferedChunkLimit`` chunks wait unread, the future given
-/// back to AsyncHTTPClient stays pending, which stops reads from the socket until the reader
-/// catches up. Upload progress counts each body part once the channel has written it.
+/// chunk does. Backpressure: once ``bufferedByteLimit`` bytes wait unread, the future given back
+/// to AsyncHTTPClient stays pending, which stops reads from the socket until the reader catches
+/// up; below that the socket keeps being read while the reader works, so a reader that falls
+/// behind finds several chunks waiting and takes them without suspending. Upload progress
+/// counts each body part once the channel has written it.
 final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
-    /// Chunks held for a slow reader before reads from the socket pause.
-    static let bufferedChunkLimit = 4
+    /// Bytes held for a slow reader before reads from the socket pause.
+    static let bufferedByteLimit = 1 << 20
 
     private struct State {
         var head: HTTPResponseHead?
-        var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
-        var chunks = CircularBuffer<ByteBuffer>(initialCapacity: StreamingResponseDelegate.bufferedChunkLimit)
-        var bodyWaiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var headWaiter: UnsafeContinuation<HTTPResponseHead, any Error>?
+        var chunks = CircularBuffer<ByteBuffer>(initialCapacity: 4)
+        var bufferedBytes = 0
+        var bodyWaiter: UnsafeContinuation<ByteBuffer?, any Error>?
         var pausedProducer: EventLoopPromise<Void>?
         var isFinished = false
         var failure: (any Error)?
@@ -46,7 +49,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
     /// - Throws: the error that ended the request before the head arrived.
     func head(onCancel: @escaping @Sendable () -> Void) async throws -> HTTPResponseHead {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTPResponseHead, any Error>) in
                 let ready: Result<HTTPResponseHead, any Error>? = state.withLockedValue { state in
                     if let head = state.head { return .success(head) }
                     if let failure = state.failure { return .failure(failure) }
@@ -71,7 +74,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
         }
         let immediate: Immediate? = state.withLockedValue { state in
             if let chunk = state.chunks.popFirst() {
-                let resumed = state.chunks.count < Self.bufferedChunkLimit ? state.pausedProducer : nil
+                state.bufferedBytes -= chunk.readableBytes
+                let resumed = state.bufferedBytes < Self.bufferedByteLimit ? state.pausedProducer : nil
                 if resumed != nil { state.pausedProducer = nil }
                 return .chunk(chunk, resumed)
             }
@@ -91,11 +95,12 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
             break
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ByteBuffer?, any Error>) in
                 // The state may have moved since the check above; look again under the lock.
                 let (ready, resumed): (Result<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) = state.withLockedValue {
                     state in
                     if let chunk = state.chunks.popFirst() {
+                        state.bufferedBytes -= chunk.readableBytes
                         defer { state.pausedProducer = nil }
                         return (.success(chunk), state.pausedProducer)
                     }
@@ -135,7 +140,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         enum Action {
-            case deliver(CheckedContinuation<ByteBuffer?, any Error>)
+            case deliver(UnsafeContinuation<ByteBuffer?, any Error>)
             case buffered
             case pause(EventLoopPromise<Void>)
         }
@@ -145,7 +150,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
                 return .deliver(waiter)
             }
             state.chunks.append(buffer)
-            guard state.chunks.count >= Self.bufferedChunkLimit else { return .buffered }
+            state.bufferedBytes += buffer.readableBytes
+            guard state.bufferedBytes >= Self.bufferedByteLimit else { return .buffered }
             let promise = task.eventLoop.makePromise(of: Void.self)
             state.pausedProducer = promise
             return .pause(promise)
@@ -182,10 +188,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
     func fail(_ error: any Error) {
         let (headWaiter, bodyWaiter, paused) = state.withLockedValue { state in
             if state.isFinished || state.failure != nil {
-                return (CheckedContinuation<HTTPResponseHead, any Error>?.none, CheckedContinuation<ByteBuffer?, any Error>?.none, EventLoopPromise<Void>?.none)
+                return (UnsafeContinuation<HTTPResponseHead, any Error>?.none, UnsafeContinuation<ByteBuffer?, any Error>?.none, EventLoopPromise<Void>?.none)
             }
             state.failure = error
             state.chunks.removeAll()
+            state.bufferedBytes = 0
             defer {
                 state.headWaiter = nil
                 state.bodyWaiter = nil

@@ -16,10 +16,11 @@ enum DownloadFileName {
     /// The suggested base name for a response.
     static func suggested(contentDisposition: String?, url: URL, contentType: String?) -> String {
         let segment = url.path.split(separator: "/").last.map(String.init) ?? ""
+        let serverName = contentDisposition.flatMap(ContentDisposition.init)?.fileName
         var name =
-            contentDisposition.flatMap(ContentDisposition.init)?.safeFileName
+            serverName.flatMap { ContentDisposition.safeFileName(from: $0, maxUTF8Length: maximumLength) }
             ?? ContentDisposition.safeFileName(from: segment, maxUTF8Length: maximumLength) ?? "index"
-        if !name.contains("."), let ext = contentType.flatMap(fileExtension(forContentType:)) {
+        if !name.contains("."), let ext = contentType.flatMap(MediaType.init).flatMap(fileExtension(for:)) {
             name += "." + ext
         }
         return name
@@ -42,14 +43,14 @@ enum DownloadFileName {
         return (String(name[..<dot]), String(name[name.index(after: dot)...]))
     }
 
-    private static func fileExtension(forContentType contentType: String) -> String? {
-        let mime = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        let table: [String: String] = [
-            "application/json": "json", "text/html": "html", "text/plain": "txt", "application/xml": "xml",
-            "text/xml": "xml", "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
-            "application/pdf": "pdf", "application/zip": "zip", "application/gzip": "gz", "text/csv": "csv",
-            "application/octet-stream": "bin",
-        ]
-        return table[mime]
+    private static let extensionsByEssence: [String: String] = [
+        "application/json": "json", "text/html": "html", "text/plain": "txt", "application/xml": "xml",
+        "text/xml": "xml", "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
+        "application/pdf": "pdf", "application/zip": "zip", "application/gzip": "gz", "text/csv": "csv",
+        "application/octet-stream": "bin",
+    ]
+
+    private static func fileExtension(for mediaType: MediaType) -> String? {
+        extensionsByEssence[mediaType.essence]
     }
 }

@@ -81,15 +81,21 @@ struct ContentEndpointTests {
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.decompression = .enabled(limit: .none)
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            let gzip = try await TestServerHarness.fetch(server, "/gzip", client: client).json()
-            #expect(gzip["gzipped"] == true)
-            #expect(gzip["method"] == "GET")
-            let deflate = try await TestServerHarness.fetch(server, "/deflate", client: client).json()
-            #expect(deflate["deflated"] == true)
+            // Shut the client down on every path: an HTTPClient dropped unshut traps the process.
+            do {
+                let gzip = try await TestServerHarness.fetch(server, "/gzip", client: client).json()
+                #expect(gzip["gzipped"] == true)
+                #expect(gzip["method"] == "GET")
+                let deflate = try await TestServerHarness.fetch(server, "/deflate", client: client).json()
+                #expect(deflate["deflated"] == true)
 
-            let raw = try await TestServerHarness.fetch(server, "/gzip")
-            #expect(raw.headers.first(name: "Content-Encoding") == "gzip")
-            #expect(Array(raw.bytes.prefix(2)) == [0x1F, 0x8B])
+                let raw = try await TestServerHarness.fetch(server, "/gzip")
+                #expect(raw.headers.first(name: "Content-Encoding") == "gzip")
+                #expect(Array(raw.bytes.prefix(2)) == [0x1F, 0x8B])
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
             try await client.shutdown()
         }
     }

@@ -26,3 +26,16 @@ extension TransportErrorMappingTests {
         }
     }
 }
+
+/// Response header names keep the server's spelling whether or not they hit the shared-name table.
+@Suite struct ResponseFieldNameTests {
+    @Test func commonAndUncommonNamesKeepTheirSpellingAndMatchCaseInsensitively() throws {
+        for raw in ["Content-Type", "content-type", "CONTENT-LENGTH", "X-Custom", "ETag", "etag"] {
+            let name = try #require(AsyncHTTPClientTransport.fieldName(raw))
+            #expect(name.rawName == raw)
+            #expect(name.canonicalName == raw.lowercased())
+        }
+        #expect(AsyncHTTPClientTransport.fieldName("Bad Name") == nil)
+        #expect(AsyncHTTPClientTransport.fieldName("") == nil)
+    }
+}

@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The delegate-API path: bodies with file regions (sendfile), and bodies wholly in memory.
+///
+/// AsyncHTTPClient's async API reads a response one chunk ahead of its reader (its buffer's
+/// watermarks are 1 and 1), so a fast download stops socket reads after every chunk and hops
+/// threads for each one. The delegate API lets ``StreamingResponseDelegate`` keep reading up to
+/// a mebibyte ahead, which is what the download and small-request paths want; it is also the
+/// only API that can write a `FileRegion`. Streamed request bodies (TLS file uploads, body
+/// streams, throttled forms) stay on the async API, which pulls them with backpressure.
+extension AsyncHTTPClientTransport {
+    /// Largest in-memory body that goes out in one write when upload progress is wanted; larger
+    /// ones stream in slices so progress moves (see `UploadProgressChunks`).
+    static let singleWriteProgressLimit = UploadProgressChunks.sliceSize
+
+    /// The body when it is wholly in memory (an empty buffer for POST, PUT and PATCH without a
+    /// body; `.some(nil)` for no body at all); nil when it must stream.
+    static func wholeBodyBytes(of request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) -> ByteBuffer?? {
+        let body = request.body
+        if body.isEmpty {
+            // A POST, PUT or PATCH without a body still says so with Content-Length: 0.
+            switch request.method {
+            case .post, .put, .patch: return .some(ByteBuffer())
+            default: return .some(nil)
+            }
+        }
+        guard let bytes = body.bufferedBytes else { return nil }
+        if uploadProgress != nil, bytes.readableBytes > singleWriteProgressLimit { return nil }
+        return .some(bytes)
+    }
+
+    /// Sends `request` through the delegate API and gives the response the same streaming shape
+    /// as the async API. `makeBody` makes the body for each attempt; its `FileRegionBody`, when
+    /// there is one, is watched and closed with that attempt.
+    ///
+    /// As on the async path, a request whose pooled keep-alive connection turned out to be closed
+    /// before anything went out (`ioOnClosedChannel`) is sent once more on a fresh connection.
+    func sendThroughDelegate(
+        _ request: Request, deadline: NIODeadline, uploadProgress: (@Sendable (Int64) -> Void)?,
+        makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
+    ) async throws -> TransportResponse {
+        let url = request.url
+        var mayResend = request.body.isReplayable
+        while true {
+            let (body, fileBody) = try makeBody()
+            let delegate = StreamingResponseDelegate(uploadProgress: uploadProgress)
+            let task: HTTPClient.Task<Void>
+            do {
+                let outgoing = try HTTPClient.Request(
+                    url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
+                    headers: Self.headers(from: request.headerFields), body: body)
+                task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
+            } catch {
+                fileBody?.close()
+                throw Self.courierError(from: error, url: url)
+            }
+            fileBody?.attach(to: task)
+            task.futureResult.whenFailure { delegate.fail($0) }
+            let exchange = DelegatedExchange(task: task, delegate: delegate)
+
+            let responseHead: HTTPResponseHead
+            do {
+                responseHead = try await delegate.head(onCancel: { task.cancel() })
+            } catch let error as ChannelError where error == .ioOnClosedChannel && mayResend {
+                mayResend = false
+                continue
+            } catch {
+                task.cancel()
+                throw Self.courierError(from: error, url: url)
+            }
+            let head = Self.responseHead(status: responseHead.status, headers: responseHead.headers, url: url)
+            return TransportResponse(
+                head: head,
+                body: BodyChunks(makeNext: {
+                    return {
+                        do {
+                            return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
+                        } catch {
+                            throw Self.courierError(from: error, url: url)
+                        }
+                    }
+                }))
+        }
+    }
+}
+
+/// A request sent through the delegate API and its response stream. Dropping the last reference
+/// before the response has ended cancels the request, as dropping an async response body does.
+private final class DelegatedExchange: Sendable {
+    let task: HTTPClient.Task<Void>
+    let delegate: StreamingResponseDelegate
+
+    init(task: HTTPClient.Task<Void>, delegate: StreamingResponseDelegate) {
+        self.task = task
+        self.delegate = delegate
+    }
+
+    deinit {
+        if !delegate.isComplete { task.cancel() }
+    }
+}
