@@ -240,7 +240,7 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     }
 
     private func deliver(_ result: Result<SessionResponse, CourierError>, checkedAgainstMachine: Bool) {
-        let delivered = inner.withLockedValue { inner -> (Result<SessionResponse, CourierError>, [CheckedContinuation<Result<SessionResponse, CourierError>, Never>])? in
+        let delivered = inner.withLockedValue { inner -> Result<SessionResponse, CourierError>? in
             var outcome = result
             if checkedAgainstMachine {
                 var isCancellation = false
@@ -251,17 +251,22 @@ public final class SessionTask: Sendable, CustomStringConvertible {
                 case .deliverCancelled: outcome = .failure(cancelledError())
                 }
             }
-            inner.result = outcome
             inner.work = nil
-            let waiters = inner.resultWaiters
-            inner.resultWaiters = []
-            return (outcome, waiters)
+            return outcome
         }
-        guard let (outcome, waiters) = delivered else { return }
-        for waiter in waiters { waiter.resume(returning: outcome) }
+        guard let outcome = delivered else { return }
+        // didComplete, the event monitors and the manager's bookkeeping run before the outcome is
+        // published, so a caller whose response() returned finds them done and the task gone from
+        // `tasks`. (Publishing first let a waiter race ahead of them: seen under AddressSanitizer.)
         manager.hooks.didComplete?(self, outcome)
         for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
         manager.taskDidComplete(self)
+        let waiters = inner.withLockedValue { inner in
+            inner.result = outcome
+            defer { inner.resultWaiters = [] }
+            return inner.resultWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
     }
 
     func reportUpload(completed: Int64, total: Int64?) {
