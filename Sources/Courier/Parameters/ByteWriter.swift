@@ -104,6 +104,22 @@ struct ByteWriter: ~Copyable {
         text.withUTF8 { appendEscaped($0) }
     }
 
+    /// Appends the UTF-8 of `text` percent-escaped, with a space as `+` when `spaceAsPlus`
+    /// (HTML forms) and as `%20` otherwise.
+    mutating func appendFormEscaped(_ text: String, spaceAsPlus: Bool) {
+        guard spaceAsPlus else { return appendEscaped(text) }
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: " ") {
+                appendEscaped(UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+                append(UInt8(ascii: "+"))
+                runStart = offset + 1
+            }
+            appendEscaped(UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+    }
+
     /// Appends `number` in decimal, without going through a `String`.
     mutating func appendDecimal(_ number: Int) {
         reserve(20)

@@ -265,7 +265,7 @@ public struct URLEncodedFormEncoder: Sendable {
                 "a form needs a keyed value (a struct or dictionary) at the top level, not \(root.summary)",
                 offendingInput: root.summary)
         }
-        return serialize(entries)
+        return serialize(entries, escaper: FormEscaper(allowedCharacters: allowedCharacters, spaceEncoding: spaceEncoding))
     }
 
     /// The form text of `value` as UTF-8 bytes, for a request body.
@@ -276,22 +276,22 @@ public struct URLEncodedFormEncoder: Sendable {
 
     // MARK: Serialization
 
-    private func serialize(_ entries: [(key: String, box: FormBox)]) -> String {
-        let segments = entries.map { serialize($0.box, forKey: $0.key) }
+    private func serialize(_ entries: [(key: String, box: FormBox)], escaper: FormEscaper) -> String {
+        let segments = entries.map { serialize($0.box, forKey: $0.key, escaper: escaper) }
         return join(segments)
     }
 
-    private func serialize(_ box: FormBox, forKey key: String) -> String {
+    private func serialize(_ box: FormBox, forKey key: String, escaper: FormEscaper) -> String {
         switch box.value {
         case .unset: return ""
-        case .string(let text): return escape(keyEncoding.encode(key)) + "=" + escape(text)
+        case .string(let text): return escaper.pair(key: keyEncoding.encode(key), value: text)
         case .array(let elements):
             return join(elements.enumerated().map { index, element in
-                serialize(element, forKey: arrayEncoding.encode(key, atIndex: index))
+                serialize(element, forKey: arrayEncoding.encode(key, atIndex: index), escaper: escaper)
             })
         case .object(let entries):
             return join(entries.map { entry in
-                serialize(entry.box, forKey: key + keyPathEncoding.encodeKeyPath(entry.key))
+                serialize(entry.box, forKey: key + keyPathEncoding.encodeKeyPath(entry.key), escaper: escaper)
             })
         }
     }
@@ -301,15 +301,47 @@ public struct URLEncodedFormEncoder: Sendable {
         let present = segments.filter { !$0.isEmpty }
         return (alphabetizeKeyValuePairs ? present.sorted() : present).joined(separator: "&")
     }
+}
+
+/// Escapes form keys and values for one encode: the allowed set is prepared once, not per
+/// string, and the default set (``URLEncodedFormEncoder/queryAllowedCharacters``) skips
+/// Foundation entirely for the byte table of ``PercentEscaping``, which gives the same bytes.
+private struct FormEscaper {
+    /// Nil when the allowed set is the default one and the byte table applies.
+    let foundationAllowed: CharacterSet?
+    let spaceAsPlus: Bool
+
+    init(allowedCharacters: CharacterSet, spaceEncoding: URLEncodedFormEncoder.SpaceEncoding) {
+        spaceAsPlus = spaceEncoding == .plusReplaced
+        if allowedCharacters == URLEncodedFormEncoder.queryAllowedCharacters {
+            foundationAllowed = nil
+        } else {
+            var allowed = allowedCharacters
+            allowed.insert(" ")
+            foundationAllowed = allowed
+        }
+    }
+
+    /// `escapedKey=escapedValue`.
+    func pair(key: String, value: String) -> String {
+        guard foundationAllowed != nil else {
+            var output = ByteWriter(capacity: (key.utf8.count + value.utf8.count) * 3 + 1)
+            output.appendFormEscaped(key, spaceAsPlus: spaceAsPlus)
+            output.append(UInt8(ascii: "="))
+            output.appendFormEscaped(value, spaceAsPlus: spaceAsPlus)
+            return output.makeString()
+        }
+        return escape(key) + "=" + escape(value)
+    }
 
     private func escape(_ text: String) -> String {
-        var allowed = allowedCharacters
-        allowed.insert(" ")
-        let escaped = text.addingPercentEncoding(withAllowedCharacters: allowed) ?? QueryString.percentEscaped(text)
-        switch spaceEncoding {
-        case .percentEscaped: return escaped.replacingOccurrences(of: " ", with: "%20")
-        case .plusReplaced: return escaped.replacingOccurrences(of: " ", with: "+")
+        guard let allowed = foundationAllowed else {
+            var output = ByteWriter(capacity: text.utf8.count * 3)
+            output.appendFormEscaped(text, spaceAsPlus: spaceAsPlus)
+            return output.makeString()
         }
+        let escaped = text.addingPercentEncoding(withAllowedCharacters: allowed) ?? QueryString.percentEscaped(text)
+        return escaped.replacingOccurrences(of: " ", with: spaceAsPlus ? "+" : "%20")
     }
 }
 

@@ -8,7 +8,7 @@ import Testing
 
 /// Cookie handling through ``SessionManager``: against the in-process test server, and against a
 /// scripted transport for redirects between hosts (which loopback alone cannot name).
-@Suite("Cookies through the session", .timeLimit(.minutes(1)))
+@Suite("Cookies through the session", .timeLimit(.minutes(3)))
 struct CookieSessionTests {
     func cookiesEchoed(_ response: SessionResponse) throws -> [String: String] {
         let object = try jsonObject(response.data)

@@ -9,7 +9,7 @@ import Testing
 ///
 /// Runs when `COURIER_PYTHON` names a Python with those packages (`.ci/run` sets it up);
 /// skipped without it, except under `CI=true`, where a missing interpreter is a failure.
-@Suite(.timeLimit(.minutes(1))) struct MultipartInteropTests {
+@Suite(.timeLimit(.minutes(3))) struct MultipartInteropTests {
     struct ManifestPart: Encodable {
         var name: String
         var filename: String?

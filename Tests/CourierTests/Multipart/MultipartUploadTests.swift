@@ -6,7 +6,7 @@ import Testing
 @testable import Courier
 
 /// A form sent over loopback to the test server's httpbin-style `/post`, which parses it.
-@Suite(.timeLimit(.minutes(1))) struct MultipartUploadTests {
+@Suite(.timeLimit(.minutes(3))) struct MultipartUploadTests {
     @Test func formUploadedThroughTheTransportArrivesIntact() async throws {
         let server = try await TestServer.start()
         let transport = AsyncHTTPClientTransport()

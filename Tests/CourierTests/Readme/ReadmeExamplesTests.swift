@@ -6,7 +6,7 @@ import Testing
 
 /// The README's library examples, run as written (only the host differs), so the README cannot
 /// drift from the API.
-@Suite(.timeLimit(.minutes(1))) struct ReadmeExamplesTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeExamplesTests {
     @Test func parametersAndSerializers() throws {
         let params: Parameters = ["key1": "value1", "key2": ["key": [1, "value"]], "flag": true]
         #expect(QueryString.encode(params) == "flag=1&key1=value1&key2%5Bkey%5D%5B%5D=1&key2%5Bkey%5D%5B%5D=value")

@@ -60,7 +60,7 @@ func expectFailure<R>(
 /// Each fault of the test server ends its task with a typed ``CourierError``: never a crash, a
 /// hang or a silently wrong body. (Close mid-response, refused, the buffering cap, flaky 503 and
 /// close retries and a download resumed halfway are in the Session suites.)
-@Suite("Faults: every broken server ends in a typed error", .timeLimit(.minutes(1)))
+@Suite("Faults: every broken server ends in a typed error", .timeLimit(.minutes(3)))
 struct FaultInjectionTests {
     @Test func connectionClosedMidUploadIsATypedError() async throws {
         try await withFaultSession { server, manager, _ in

@@ -4,7 +4,7 @@ import Testing
 @testable import Courier
 
 /// The serializers on real exchanges: SessionManager against the in-process test server.
-@Suite(.timeLimit(.minutes(1))) struct ResponseSerializerSessionTests {
+@Suite(.timeLimit(.minutes(3))) struct ResponseSerializerSessionTests {
     struct Echo: Decodable, Sendable {
         var url: String
         var args: [String: String]

@@ -64,7 +64,7 @@ import Testing
 }
 
 /// Handshakes against a real loopback TLS server with certificates made for the test.
-@Suite(.timeLimit(.minutes(1))) struct ServerTrustHandshakeTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerTrustHandshakeTests {
     func withServer(
         _ identity: KeyPath<TestCertificates, TestCertificates.Identity>,
         _ body: (TLSTestServer, TestCertificates) async throws -> Void

@@ -5,7 +5,7 @@ import Testing
 @testable import Courier
 
 /// The trust policy applied through the transport's own configuration, against the team's test server over TLS.
-@Suite(.timeLimit(.minutes(1))) struct ServerTrustTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerTrustTransportTests {
     func serve(_ identity: TestCertificates.Identity) async throws -> TestServer {
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(identity.certificate)], privateKey: .privateKey(identity.key))

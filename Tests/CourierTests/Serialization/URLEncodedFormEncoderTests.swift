@@ -162,6 +162,26 @@ private struct CustomError: Error, Equatable {}
         #expect(try encoder.encode(["percent%": "%25"]) == "percent%25=%2525")
     }
 
+    /// The default allowed set takes a byte-table path; it must give exactly what Foundation's
+    /// `addingPercentEncoding` gives for that set (plus the space), in both space styles.
+    @Test func defaultSetByteTableMatchesFoundation() throws {
+        var allowed = URLEncodedFormEncoder.queryAllowedCharacters
+        allowed.insert(" ")
+        var rng = SeededGenerator(seed: 7)
+        var samples = ["", " ", "a b", "  x  ", "+ +", "%20", "ä ö", "😀 👍🏽", "\u{0} \u{7F}", "a\u{301} b"]
+        for _ in 0..<200 { samples.append(RandomTrees.string(&rng, maxLength: 12)) }
+        for text in samples {
+            let foundation = try #require(text.addingPercentEncoding(withAllowedCharacters: allowed))
+            for (style, space) in [(URLEncodedFormEncoder.SpaceEncoding.percentEscaped, "%20"), (.plusReplaced, "+")] {
+                let expected = foundation.replacingOccurrences(of: " ", with: space)
+                let encoded = try URLEncodedFormEncoder(spaceEncoding: style).encode(["k": text])
+                #expect(encoded == "k=" + expected, "\(Array(text.unicodeScalars))")
+                let keyed = try URLEncodedFormEncoder(spaceEncoding: style).encode([text: "v"])
+                #expect(keyed == expected + "=v", "\(Array(text.unicodeScalars))")
+            }
+        }
+    }
+
     @Test func aKeyedRootIsRequired() {
         for value in [AnyEncodable("string"), AnyEncodable([1, 2]), AnyEncodable(1)] {
             do {

@@ -8,7 +8,7 @@ import CourierTestServer
 /// Every wait of a task is bounded: the request deadline covers the body, a paused task and a
 /// download; cancels from progress callbacks end the task; a cancel after the last byte is too
 /// late; TLS refusals are typed.
-@Suite("Session deadlines, cancellation from callbacks, late cancels, TLS errors", .timeLimit(.minutes(1)))
+@Suite("Session deadlines, cancellation from callbacks, late cancels, TLS errors", .timeLimit(.minutes(3)))
 struct DeadlineAndCancellationTests {
     /// Names of the files a download left in `directory` (the session's temporary directory).
     func leftovers(in directory: URL) throws -> [String] {

@@ -4,7 +4,7 @@ import Testing
 @testable import Courier
 import CourierTestServer
 
-@Suite("Download tasks: destinations, atomic moves, resume data, cancellation", .timeLimit(.minutes(1)))
+@Suite("Download tasks: destinations, atomic moves, resume data, cancellation", .timeLimit(.minutes(3)))
 struct DownloadTaskTests {
     func leftovers(in directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".download") }

@@ -4,7 +4,7 @@ import Testing
 @testable import Courier
 import CourierTestServer
 
-@Suite("HTTPSessionManager: base URL rules, verbs, multipart, download", .timeLimit(.minutes(1)))
+@Suite("HTTPSessionManager: base URL rules, verbs, multipart, download", .timeLimit(.minutes(3)))
 struct HTTPSessionManagerTests {
     @Test func baseURLGetsATrailingSlashAndResolvesByRFC3986() throws {
         let manager = HTTPSessionManager(baseURL: URL(string: "http://127.0.0.1:8080/v1"), transport: NoTransport())

@@ -7,7 +7,7 @@ import Testing
 ///
 /// Reads `COURIER_HTTPBIN_URL` (such as `http://127.0.0.1:8000`); without it the suite is
 /// skipped, except when `CI=true`, where a missing URL is a failure.
-@Suite("Interop with real httpbin", .timeLimit(.minutes(1)))
+@Suite("Interop with real httpbin", .timeLimit(.minutes(3)))
 struct HttpbinInteropTests {
     static let baseURL: URL? = ProcessInfo.processInfo.environment["COURIER_HTTPBIN_URL"].flatMap(URL.init(string:))
     static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"

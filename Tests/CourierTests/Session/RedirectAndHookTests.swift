@@ -9,7 +9,7 @@ enum BodyKind: String, CaseIterable, Sendable {
     case bytes, file, multipart
 }
 
-@Suite("Redirects, hooks and retry against the test server", .timeLimit(.minutes(1)))
+@Suite("Redirects, hooks and retry against the test server", .timeLimit(.minutes(3)))
 struct RedirectAndHookTests {
     func redirectURL(_ server: TestServer, to target: String, status: Int) -> URL {
         server.url("/redirect-to?url=\(target)&status_code=\(status)")

@@ -5,7 +5,7 @@ import Testing
 @testable import Courier
 import CourierTestServer
 
-@Suite("SessionManager against the in-process test server: task kinds, progress, caps, cancellation", .timeLimit(.minutes(1)))
+@Suite("SessionManager against the in-process test server: task kinds, progress, caps, cancellation", .timeLimit(.minutes(3)))
 struct SessionTaskTests {
     @Test func dataTaskGetsAndReportsDownloadProgress() async throws {
         try await withSession { server, manager, _ in

@@ -6,7 +6,7 @@ import NIOHTTP1
 import NIOSSL
 import Testing
 
-@Suite("Test server: content, auth, cookies, compression", .timeLimit(.minutes(1)))
+@Suite("Test server: content, auth, cookies, compression", .timeLimit(.minutes(3)))
 struct ContentEndpointTests {
     @Test func fixedDocuments() async throws {
         try await TestServerHarness.withServer { server async throws in

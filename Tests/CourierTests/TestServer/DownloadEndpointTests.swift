@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@Suite("Test server: generated downloads", .timeLimit(.minutes(1)))
+@Suite("Test server: generated downloads", .timeLimit(.minutes(3)))
 struct DownloadEndpointTests {
     @Test func bytesAreDeterministicPerSeed() async throws {
         try await TestServerHarness.withServer { server async throws in

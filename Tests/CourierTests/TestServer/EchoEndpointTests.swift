@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@Suite("Test server: echo endpoints", .timeLimit(.minutes(1)))
+@Suite("Test server: echo endpoints", .timeLimit(.minutes(3)))
 struct EchoEndpointTests {
     @Test func getEchoesArgsHeadersOriginAndURL() async throws {
         try await TestServerHarness.withServer { server async throws in

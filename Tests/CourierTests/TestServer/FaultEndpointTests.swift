@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@Suite("Test server: faults", .timeLimit(.minutes(1)))
+@Suite("Test server: faults", .timeLimit(.minutes(3)))
 struct FaultEndpointTests {
     @Test func closeMidResponseSendsAfterBytesThenCloses() async throws {
         try await TestServerHarness.withServer { server async throws in

@@ -3,7 +3,7 @@ import CourierTestServer
 import NIOHTTP1
 import Testing
 
-@Suite("Test server: status and redirects", .timeLimit(.minutes(1)))
+@Suite("Test server: status and redirects", .timeLimit(.minutes(3)))
 struct RedirectEndpointTests {
     private func location(_ server: TestServer, _ path: String) async throws -> String? {
         let reply = try await TestServerHarness.fetch(server, path)

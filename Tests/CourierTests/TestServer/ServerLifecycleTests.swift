@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@Suite("Test server: lifecycle and protocol details", .timeLimit(.minutes(1)))
+@Suite("Test server: lifecycle and protocol details", .timeLimit(.minutes(3)))
 struct ServerLifecycleTests {
     @Test func runUntilCancelledServesThenStops() async throws {
         let server = try await TestServer.start()

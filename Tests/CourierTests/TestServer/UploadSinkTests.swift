@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@Suite("Test server: upload sink", .timeLimit(.minutes(1)))
+@Suite("Test server: upload sink", .timeLimit(.minutes(3)))
 struct UploadSinkTests {
     @Test func rawBodyDigestMatchesClientSide() async throws {
         try await TestServerHarness.withServer { server async throws in
