@@ -17,6 +17,9 @@ public struct Request: Sendable {
     public var body: RequestBody
     /// The whole-request deadline in seconds; nil uses the transport's default.
     public var timeoutInterval: TimeInterval?
+    /// Set by download tasks: the response is expected to be large and goes to a file, so the
+    /// transport favours per-chunk cost over per-request cost (see `AsyncHTTPClientTransport`).
+    var streamsLargeResponse = false
     /// Whether a session's cookie storage is applied to and filled from this request.
     public var httpShouldHandleCookies: Bool
 
