@@ -157,8 +157,19 @@ public final class AsyncHTTPClientTransport: Transport {
     static func headers(from fields: HTTPFields) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.reserveCapacity(fields.count)
+        var cookiePairs: [String] = []
         for field in fields where field.name != .contentLength && field.name != .transferEncoding {
+            if field.name == .cookie {
+                cookiePairs.append(field.value)
+                continue
+            }
             headers.add(name: field.name.rawName, value: field.value)
+        }
+        // HTTPFields stores a `Cookie` value set through its subscript as one field per pair
+        // (HTTP/2 crumbs); HTTP/1.1 allows a single `Cookie` line (RFC 6265 §5.4), and servers
+        // that fold repeated lines with "," misread the pairs.
+        if !cookiePairs.isEmpty {
+            headers.add(name: "Cookie", value: cookiePairs.joined(separator: "; "))
         }
         return headers
     }

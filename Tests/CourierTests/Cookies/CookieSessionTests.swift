@@ -95,6 +95,19 @@ struct CookieSessionTests {
         try await server.shutdown()
     }
 
+    @Test func cookiesGoOutAsOneCookieLine() async throws {
+        try await withSession { server, manager, _ in
+            _ = try await manager.data(for: Request(url: server.url("/cookies/set?a=1&b=2")))
+            // /headers folds repeated lines with ",", as httpbin does: one line stays intact.
+            let stored = try jsonObject(try await manager.data(for: Request(url: server.url("/headers"))).data)
+            #expect((stored["headers"] as? [String: String])?["Cookie"] == "a=1; b=2")
+            var manual = Request(url: server.url("/headers"))
+            try manual.setValue("x=1; y=2; z=3", forHTTPHeaderField: "Cookie")
+            let echoed = try jsonObject(try await manager.data(for: manual).data)
+            #expect((echoed["headers"] as? [String: String])?["Cookie"] == "x=1; y=2; z=3")
+        }
+    }
+
     // MARK: Redirects between hosts (scripted transport)
 
     @Test func crossHostRedirectsSendEachHostItsOwnCookies() async throws {

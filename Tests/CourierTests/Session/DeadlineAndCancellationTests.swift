@@ -35,6 +35,21 @@ struct DeadlineAndCancellationTests {
         }
     }
 
+    @Test func aTimedOutBodyClosesItsConnection() async throws {
+        try await withFaultSession { server, manager, _ in
+            // The drip's own cap is 10 minutes, so only the client can close within the suite's limit.
+            var request = Request(url: server.url("/fault/drip-forever?interval_ms=20&max_ms=600000"))
+            request.timeoutInterval = 0.3
+            await expectFailure([.timedOut]) { try await manager.data(for: request) }
+            // The server sees the close; poll its counter (bounded by the suite's time limit, not
+            // asserted on time).
+            while server.stats.connectionsOpen > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            // (On a loaded machine the deadline can pass before the connection is even made.)
+            #expect(server.stats.connectionsOpen == 0)
+            #expect(server.stats.connectionsAccepted <= 1)
+        }
+    }
+
     @Test func aDownloadThatHitsTheDeadlineLeavesNoFile() async throws {
         try await withFaultSession { server, manager, directory in
             let destination = directory.appendingPathComponent("never.bin")

@@ -77,4 +77,16 @@ struct HttpbinInteropTests {
             await expectCode(.unacceptableStatusCode) { try await manager.get("status/503") }
         }
     }
+
+    @Test func cookiesSetOnARedirectAreSentBackAndDeleted() async throws {
+        try await withHttpbin { manager in
+            let set = try await manager.get("cookies/set", parameters: ["flavour": "oat", "size": "2"])
+            #expect((set.value as? Courier.JSONValue)?["cookies"] == ["flavour": "oat", "size": "2"])
+            let jar = try #require(manager.session.configuration.cookieStorage as? CookieJar)
+            #expect(jar.allCookies.map(\.name) == ["flavour", "size"])
+            let deleted = try await manager.get("cookies/delete", parameters: ["flavour": ""])
+            #expect((deleted.value as? Courier.JSONValue)?["cookies"] == ["size": "2"])
+            #expect(jar.allCookies.map(\.name) == ["size"])
+        }
+    }
 }
