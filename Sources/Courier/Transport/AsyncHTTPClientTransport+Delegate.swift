@@ -3,14 +3,16 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The delegate-API path: bodies with file regions (sendfile), and bodies wholly in memory.
+/// The delegate-API path: bodies with file regions (sendfile), and bodies wholly in memory
+/// when the response is not a download.
 ///
-/// AsyncHTTPClient's async API reads a response one chunk ahead of its reader (its buffer's
-/// watermarks are 1 and 1), so a fast download stops socket reads after every chunk and hops
-/// threads for each one. The delegate API lets ``StreamingResponseDelegate`` keep reading up to
-/// a mebibyte ahead, which is what the download and small-request paths want; it is also the
-/// only API that can write a `FileRegion`. Streamed request bodies (TLS file uploads, body
-/// streams, throttled forms) stay on the async API, which pulls them with backpressure.
+/// The delegate API is the only one that can write a `FileRegion`. For small exchanges it also
+/// saves thread hops: ``StreamingResponseDelegate`` buffers the body as it arrives (up to a
+/// mebibyte ahead), so a reader usually finds the whole small body waiting, where the async
+/// API's body stream (watermarks 1 and 1) hands it over chunk by chunk. For large downloads it
+/// costs more than it saves (AsyncHTTPClient allocates futures per received chunk), so those,
+/// and streamed request bodies (TLS file uploads, body streams, throttled forms), stay on the
+/// async API.
 extension AsyncHTTPClientTransport {
     /// Largest in-memory body that goes out in one write when upload progress is wanted; larger
     /// ones stream in slices so progress moves (see `UploadProgressChunks`).
