@@ -14,7 +14,7 @@ enum TestServerHarness {
     /// tests end even when the server stops talking.
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(5), read: .seconds(5))
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
