@@ -29,18 +29,35 @@ public struct ResponseHead: Sendable, Hashable {
         return headerFields[fieldName]
     }
 
-    /// The declared body length from `Content-Length`, when present and valid.
-    /// Read on every response, so it parses the digits directly rather than trimming through NSString.
+    /// The declared body length from `Content-Length`, when present and valid: digits with
+    /// optional blanks around them, and no overflow.
+    /// Read on every response, so it parses the bytes in one pass rather than trimming through
+    /// NSString or slicing substrings.
     public var expectedContentLength: Int64? {
         guard let text = headerFields[.contentLength] else { return nil }
-        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        var digits = Substring(text).utf8
-        while let first = digits.first, isBlank(first) { digits.removeFirst() }
-        while let last = digits.last, isBlank(last) { digits.removeLast() }
-        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return nil
+        return Self.contentLength(text)
+    }
+
+    static func contentLength(_ text: String) -> Int64? {
+        var value: Int64 = 0
+        var sawDigit = false
+        var sawBlankAfterDigits = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                if sawDigit { sawBlankAfterDigits = true }
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if sawBlankAfterDigits { return nil }
+                sawDigit = true
+                let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carried) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+                if overflowed || carried { return nil }
+                value = sum
+            default:
+                return nil
+            }
         }
-        return Int64(Substring(digits))
+        return sawDigit ? value : nil
     }
 
     /// The media type of `Content-Type` without parameters, lower-cased (`application/json`).

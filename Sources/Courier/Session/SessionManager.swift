@@ -38,6 +38,9 @@ public final class SessionManager: Sendable {
     public let eventMonitors: [any EventMonitor]
 
     private let ownsTransport: Bool
+    /// The transport's whole-request deadline in seconds, for tasks whose request sets none;
+    /// worked out once here rather than by a dynamic cast on every task.
+    let transportDeadlineSeconds: Double?
     private let state: NIOLockedValueBox<State>
 
     private struct State {
@@ -57,6 +60,8 @@ public final class SessionManager: Sendable {
         self.configuration = configuration
         self.transport = transport ?? AsyncHTTPClientTransport()
         self.ownsTransport = transport == nil
+        self.transportDeadlineSeconds = (self.transport as? AsyncHTTPClientTransport)?.configuration.requestTimeout
+            .map { Double($0.nanoseconds) / 1_000_000_000 }
         self.interceptor = interceptor
         self.eventMonitors = eventMonitors
         self.state = NIOLockedValueBox(State())

@@ -2,57 +2,52 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOFoundationCompat
+import NIOPosix
 
 /// The I/O driver of a task: sends attempts, follows redirects, retries, and reads the body.
 /// Decisions come from ``RedirectPolicy``, the ``RequestRetrier`` and ``TaskStateMachine``.
 extension SessionTask {
     func run() async {
+        let deadline = startDeadlineTimer()
         let result: Result<SessionResponse, CourierError>
         do {
-            result = .success(try await performWithinDeadline())
+            result = .success(try await perform())
         } catch {
-            result = .failure(Self.courierError(error, url: currentRequest.url))
+            if let deadline, inner.withLockedValue({ $0.machine.hasExpired }) {
+                let target = originalRequest.url.absoluteString
+                result = .failure(
+                    CourierError(
+                        .timedOut,
+                        "the request to \(target) did not complete within its \(deadline.seconds) s deadline",
+                        offendingInput: target))
+            } else {
+                result = .failure(Self.courierError(error, url: currentRequest.url))
+            }
         }
+        deadline?.timer.cancel()
         finish(result)
     }
 
-    /// Runs the transfer under the request's whole-task deadline (``Request/timeoutInterval``, else
-    /// the transport's `requestTimeout`).
+    /// Arms the whole-task deadline (``Request/timeoutInterval``, else the transport's
+    /// `requestTimeout`); nil when none applies.
     ///
     /// AsyncHTTPClient's own deadline only bounds the wait for the response head, so the body
-    /// read is bounded here: a timer child cancels the transfer child when the deadline passes,
-    /// unless the body is already complete and its outcome being committed.
-    private func performWithinDeadline() async throws -> SessionResponse {
+    /// read is bounded here. The deadline is a timer on an event loop rather than a racing child
+    /// task: arming and cancelling it costs no task, no task group and no thread hop per request.
+    /// When it fires before the body is committed, it cancels the task's Swift task, and the
+    /// transfer unwinds into `.timedOut`; once the body is committed it does nothing.
+    private func startDeadlineTimer() -> (timer: Scheduled<Void>, seconds: Double)? {
         // The transport's own default deadline applies when the request sets none; its body
         // read must be bounded the same way.
-        let transportDefault = (manager.transport as? AsyncHTTPClientTransport)?.configuration.requestTimeout
-            .map { Double($0.nanoseconds) / 1_000_000_000 }
-        guard let seconds = Self.deadlineSeconds(originalRequest.timeoutInterval) ?? Self.deadlineSeconds(transportDefault)
-        else { return try await perform() }
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        return try await withThrowingTaskGroup(of: SessionResponse?.self) { group in
-            group.addTask { try await self.perform() }
-            group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            while let next = try await group.next() {
-                if let response = next {
-                    group.cancelAll()
-                    return response
-                }
-                if expire() {
-                    group.cancelAll()
-                    let target = originalRequest.url.absoluteString
-                    throw CourierError(
-                        .timedOut, "the request to \(target) did not complete within its \(seconds) s deadline",
-                        offendingInput: target)
-                }
-                // Already committing: the finished transfer's outcome stands.
-            }
-            // Not reached: the transfer child always ends with a response or an error.
-            throw cancelledError()
+        guard
+            let seconds = Self.deadlineSeconds(originalRequest.timeoutInterval)
+                ?? Self.deadlineSeconds(manager.transportDeadlineSeconds)
+        else { return nil }
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(seconds * 1_000_000_000))
+        let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline) {
+            self.deadlinePassed()
         }
+        return (timer, seconds)
     }
 
     /// A usable deadline in seconds: nil for none (nil, NaN, infinite or absurdly long), 0 for negative.
@@ -168,7 +163,8 @@ extension SessionTask {
                 return SessionResponse(request: outgoing, response: head, fileURL: fileURL)
             }
             let data = try await receiveData(
-                transportResponse.body, head: head, request: outgoing, cap: configuration.maximumBufferedResponseSize)
+                transportResponse.body, head: head, request: outgoing, cap: configuration.maximumBufferedResponseSize,
+                didReceiveData: hooks.didReceiveData)
             return SessionResponse(request: outgoing, response: head, data: data)
         }
     }
@@ -222,18 +218,20 @@ extension SessionTask {
 
     private static func expectedLength(_ head: ResponseHead, request: Request) -> Int64? {
         if request.method == .head || head.statusCode == 204 || head.statusCode == 304 { return 0 }
-        if let encoding = head.value(forHTTPHeaderField: "Content-Encoding"), encoding.lowercased() != "identity" {
+        if let encoding = head.headerFields[.contentEncoding], encoding.lowercased() != "identity" {
             return nil  // Content-Length counts encoded bytes; a decompressing transport delivers more.
         }
         return head.expectedContentLength
     }
 
-    private func receiveData(_ body: BodyChunks, head: ResponseHead, request: Request, cap: Int) async throws -> Data {
+    private func receiveData(
+        _ body: BodyChunks, head: ResponseHead, request: Request, cap: Int,
+        didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?
+    ) async throws -> Data {
         let total = Self.expectedLength(head, request: request)
         if let total, total > Int64(cap) {
             throw tooLarge(head: head, request: request, cap: cap, size: "declares \(total) bytes")
         }
-        let didReceiveData = manager.hooks.didReceiveData
         var collected: ByteBuffer?
         var received: Int64 = 0
         var iterator = body.makeAsyncIterator()

@@ -54,12 +54,17 @@ public final class SessionTask: Sendable, CustomStringConvertible {
         var uploadProgress = ProgressTracker()
         var downloadProgress = ProgressTracker()
         var result: Result<SessionResponse, CourierError>?
-        var resultWaiters: [CheckedContinuation<Result<SessionResponse, CourierError>, Never>] = []
+        /// Callers waiting for the outcome: nearly always exactly one, kept out of an array so
+        /// that one waiter costs no allocation.
+        var resultWaiter: ResultWaiter?
+        var moreResultWaiters: [ResultWaiter] = []
         var gateWaiters: [CheckedContinuation<Void, Never>] = []
         var work: Task<Void, Never>?
         var wantsResumeData = false
         var resumeData: ResumeData?
     }
+
+    typealias ResultWaiter = UnsafeContinuation<Result<SessionResponse, CourierError>, Never>
 
     let inner: NIOLockedValueBox<Inner>
 
@@ -151,10 +156,16 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     }
 
     func outcome() async -> Result<SessionResponse, CourierError> {
-        await withCheckedContinuation { continuation in
+        // Unsafe rather than checked: every waiter is resumed exactly once, by `deliver`, and
+        // the checked form costs an allocation per request.
+        await withUnsafeContinuation { (continuation: ResultWaiter) in
             let ready = inner.withLockedValue { inner -> Result<SessionResponse, CourierError>? in
                 if let result = inner.result { return result }
-                inner.resultWaiters.append(continuation)
+                if inner.resultWaiter == nil {
+                    inner.resultWaiter = continuation
+                } else {
+                    inner.moreResultWaiters.append(continuation)
+                }
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -181,18 +192,20 @@ public final class SessionTask: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Called by the deadline timer: stops the transfer unless it already committed its outcome.
-    /// Returns true when the task must report `.timedOut`.
-    func expire() -> Bool {
-        let gates = inner.withLockedValue { inner -> [CheckedContinuation<Void, Never>]? in
+    /// Called by the deadline timer: stops the transfer unless it already committed its outcome,
+    /// by cancelling the task's Swift task (which wakes every wait of the transfer) and opening a
+    /// paused reader's gate. The transfer then unwinds and `run()` reports `.timedOut`.
+    func deadlinePassed() {
+        let expired = inner.withLockedValue { inner -> (Task<Void, Never>?, [CheckedContinuation<Void, Never>])? in
             guard inner.machine.expire() else { return nil }
             let waiters = inner.gateWaiters
             inner.gateWaiters = []
-            return waiters
+            return (inner.work, waiters)
         }
-        guard let gates else { return false }
+        guard let (work, gates) = expired else { return }
+        // Outside the lock: cancellation handlers run synchronously and may call back into this task.
+        work?.cancel()
         for gate in gates { gate.resume() }
-        return true
     }
 
     /// Marks the body as fully received; from here a cancel or the deadline is too late.
@@ -261,12 +274,16 @@ public final class SessionTask: Sendable, CustomStringConvertible {
         manager.hooks.didComplete?(self, outcome)
         for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
         manager.taskDidComplete(self)
-        let waiters = inner.withLockedValue { inner in
+        let (first, more) = inner.withLockedValue { inner in
             inner.result = outcome
-            defer { inner.resultWaiters = [] }
-            return inner.resultWaiters
+            defer {
+                inner.resultWaiter = nil
+                inner.moreResultWaiters = []
+            }
+            return (inner.resultWaiter, inner.moreResultWaiters)
         }
-        for waiter in waiters { waiter.resume(returning: outcome) }
+        first?.resume(returning: outcome)
+        for waiter in more { waiter.resume(returning: outcome) }
     }
 
     func reportUpload(completed: Int64, total: Int64?) {

@@ -46,6 +46,14 @@ extension AsyncHTTPClientTransport {
                 decompression: decompressesResponses ? .enabled(limit: .none) : .disabled)
             configuration.httpVersion = allowsHTTP2 ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
+            // AsyncHTTPClient takes the process's bootstrapped tracer when its configuration is
+            // made. With none bootstrapped that is swift-distributed-tracing's no-op tracer,
+            // whose spans record nothing yet cost about ten allocations and a dynamic cast per
+            // request; tracing is left off then. A real tracer bootstrapped before the
+            // transport is made is kept. (Matched by name: Courier does not import Tracing.)
+            if let tracer = configuration.tracing.tracer, String(reflecting: type(of: tracer)) == "Tracing.NoOpTracer" {
+                configuration.tracing.tracer = nil
+            }
             return configuration
         }
     }

@@ -100,9 +100,9 @@ public final class AsyncHTTPClientTransport: Transport {
         let bodyDeadline = deadline == .distantFuture ? nil : deadline
         return TransportResponse(
             head: head,
-            body: BodyChunks(makeNext: {
+            body: BodyChunks(makeIterator: {
                 var iterator = body.makeAsyncIterator()
-                return {
+                return BodyChunks.AsyncIterator {
                     do {
                         if let bodyDeadline, NIODeadline.now() >= bodyDeadline {
                             throw HTTPClientError.deadlineExceeded
@@ -118,12 +118,14 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The body's segments when it can go out with sendfile: plain HTTP (TLS encrypts in user
     /// space, so there is nothing to gain) and at least one file region; nil otherwise.
     static func sendfileSegments(of request: Request) -> [BodySegment]? {
-        guard request.url.scheme?.lowercased() == "http", let segments = request.body.segments else { return nil }
+        // The body first: most requests have none, and asking the URL for its scheme costs more.
+        guard let segments = request.body.segments else { return nil }
         let hasFile = segments.contains { segment in
             if case .file(_, _, let length) = segment { return length > 0 }
             return false
         }
-        return hasFile ? segments : nil
+        guard hasFile, request.url.scheme?.lowercased() == "http" else { return nil }
+        return segments
     }
 
     static func responseHead(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL) -> ResponseHead {

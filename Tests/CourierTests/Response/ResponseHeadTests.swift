@@ -24,5 +24,13 @@ import Testing
         #expect(head(contentLength: "+5").expectedContentLength == nil)
         #expect(head(contentLength: "1 2").expectedContentLength == nil)
         #expect(head(contentLength: "99999999999999999999").expectedContentLength == nil)
+        #expect(head(contentLength: "9223372036854775808").expectedContentLength == nil)
+        #expect(head(contentLength: " \t ").expectedContentLength == nil)
+        #expect(head(contentLength: "12a").expectedContentLength == nil)
+    }
+
+    @Test func expectedContentLengthTakesTheLargestInt64AndLeadingZeros() {
+        #expect(head(contentLength: "9223372036854775807").expectedContentLength == Int64.max)
+        #expect(head(contentLength: "007").expectedContentLength == 7)
     }
 }

@@ -1,0 +1,22 @@
+import AsyncHTTPClient
+import Testing
+
+@testable import Courier
+
+@Suite struct TransportConfigurationTests {
+    /// No tracer is bootstrapped in the test process, so AsyncHTTPClient would hold the no-op
+    /// tracer and build a span for every request; the transport leaves tracing off instead.
+    @Test func theNoOpTracerIsLeftOut() {
+        let configuration = AsyncHTTPClientTransport.Configuration().makeClientConfiguration()
+        #expect(configuration.tracing.tracer == nil)
+    }
+
+    @Test func theSettingsStillReachAsyncHTTPClient() {
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = 3
+        settings.readTimeout = .seconds(7)
+        let configuration = settings.makeClientConfiguration()
+        #expect(configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit == 3)
+        #expect(configuration.timeout.read == .seconds(7))
+    }
+}
