@@ -41,6 +41,9 @@ public final class SessionManager: Sendable {
     /// The transport's whole-request deadline in seconds, for tasks whose request sets none;
     /// worked out once here rather than by a dynamic cast on every task.
     let transportDeadlineSeconds: Double?
+    /// The transport when it is the default one, whose exchanges can be cancelled through an
+    /// ``ExchangeCancellationScope``; nil for any other transport.
+    private let scopedTransport: AsyncHTTPClientTransport?
     private let state: NIOLockedValueBox<State>
 
     private struct State {
@@ -60,7 +63,8 @@ public final class SessionManager: Sendable {
         self.configuration = configuration
         self.transport = transport ?? AsyncHTTPClientTransport()
         self.ownsTransport = transport == nil
-        self.transportDeadlineSeconds = (self.transport as? AsyncHTTPClientTransport)?.configuration.requestTimeout
+        self.scopedTransport = self.transport as? AsyncHTTPClientTransport
+        self.transportDeadlineSeconds = scopedTransport?.configuration.requestTimeout
             .map { Double($0.nanoseconds) / 1_000_000_000 }
         self.interceptor = interceptor
         self.eventMonitors = eventMonitors
@@ -155,6 +159,7 @@ public final class SessionManager: Sendable {
         for request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
         let task = dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        if runsOnCallersTask(request) { return try await task.runOnCallersTask() }
         task.resume()
         return try await task.response()
     }
@@ -228,6 +233,20 @@ public final class SessionManager: Sendable {
             state.tasks[task.identifier] = task
             return task
         }
+    }
+
+    /// Whether a data task for `request` can run on the caller's Swift task (saving a task and
+    /// two thread hops per request): only when nothing in it waits on code that could be stopped
+    /// by cancelling a Swift task alone. So: the default transport, whose exchanges for a request
+    /// without a body (and the redirects that follow it, which never gain one) can be cancelled
+    /// through the task's ``ExchangeCancellationScope``; no interceptor (adapters, retriers and
+    /// their delays are the caller's code); and none of the hooks that suspend.
+    private func runsOnCallersTask(_ request: Request) -> Bool {
+        guard interceptor == nil, request.body.isEmpty, let transport = scopedTransport,
+            transport.cancelsThroughScope(request)
+        else { return false }
+        let hooks = hooks
+        return hooks.willPerformRedirection == nil && hooks.needNewBodyStream == nil && hooks.didReceiveResponse == nil
     }
 
     func taskDidComplete(_ task: SessionTask) {

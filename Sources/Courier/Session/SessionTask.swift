@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// Tasks start suspended; ``resume()`` starts them. ``suspend()`` pauses a running transfer
 /// before its next body chunk (the server is then held back by TCP flow control), ``cancel()``
 /// stops it, and ``response()`` waits for the outcome. All members are safe to call from any task.
-public final class SessionTask: Sendable, CustomStringConvertible {
+public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCancellationScope {
     /// What the task does with the response body.
     public enum Kind: Sendable, Hashable {
         /// Body kept in memory (capped).
@@ -60,6 +60,11 @@ public final class SessionTask: Sendable, CustomStringConvertible {
         var moreResultWaiters: [ResultWaiter] = []
         var gateWaiters: [CheckedContinuation<Void, Never>] = []
         var work: Task<Void, Never>?
+        /// The transfer runs on the caller's Swift task (``runOnCallersTask()``): it is stopped
+        /// through `cancelExchange`, never by cancelling that task.
+        var runsOnCallersTask = false
+        var exchangeCancelled = false
+        var cancelExchange: (@Sendable () -> Void)?
         var wantsResumeData = false
         var resumeData: ResumeData?
     }
@@ -173,19 +178,19 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     }
 
     private func cancel(keepingPartialFile: Bool) {
-        let (action, work, gates) = inner.withLockedValue {
-            inner -> (TaskStateMachine.CancelAction, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
+        let (action, stop, gates) = inner.withLockedValue {
+            inner -> (TaskStateMachine.CancelAction, TransferStop, [CheckedContinuation<Void, Never>]) in
             let action = inner.machine.cancel()
-            guard action == .cancelTransfer else { return (action, nil, []) }
+            guard action == .cancelTransfer else { return (action, TransferStop(), []) }
             inner.wantsResumeData = keepingPartialFile
             let waiters = inner.gateWaiters
             inner.gateWaiters = []
-            return (action, inner.work, waiters)
+            return (action, inner.takeTransferStop(), waiters)
         }
         // Cancelling a Swift task runs its cancellation handlers synchronously (AsyncHTTPClient's
         // among them), and a paused reader wakes as soon as its gate opens: both happen outside
         // the lock, so a handler or a progress callback that calls back into this task cannot deadlock.
-        work?.cancel()
+        stop.perform()
         for gate in gates { gate.resume() }
         if action == .completeWithoutTransfer {
             deliver(.failure(cancelledError()), checkedAgainstMachine: false)
@@ -196,16 +201,58 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     /// by cancelling the task's Swift task (which wakes every wait of the transfer) and opening a
     /// paused reader's gate. The transfer then unwinds and `run()` reports `.timedOut`.
     func deadlinePassed() {
-        let expired = inner.withLockedValue { inner -> (Task<Void, Never>?, [CheckedContinuation<Void, Never>])? in
+        let expired = inner.withLockedValue { inner -> (TransferStop, [CheckedContinuation<Void, Never>])? in
             guard inner.machine.expire() else { return nil }
             let waiters = inner.gateWaiters
             inner.gateWaiters = []
-            return (inner.work, waiters)
+            return (inner.takeTransferStop(), waiters)
         }
-        guard let (work, gates) = expired else { return }
+        guard let (stop, gates) = expired else { return }
         // Outside the lock: cancellation handlers run synchronously and may call back into this task.
-        work?.cancel()
+        stop.perform()
         for gate in gates { gate.resume() }
+    }
+
+    /// How to stop the transfer now: cancel its own Swift task, or, when it runs on the caller's
+    /// task, the exchange in flight (and any exchange it starts later).
+    struct TransferStop {
+        var work: Task<Void, Never>?
+        var cancelExchange: (@Sendable () -> Void)?
+
+        func perform() {
+            work?.cancel()
+            cancelExchange?()
+        }
+    }
+
+    func register(cancelExchange: @escaping @Sendable () -> Void) {
+        let cancelled = inner.withLockedValue { inner -> Bool in
+            if inner.exchangeCancelled { return true }
+            inner.cancelExchange = cancelExchange
+            return false
+        }
+        if cancelled { cancelExchange() }
+    }
+
+    /// Runs the transfer on the calling Swift task rather than on a task of its own, and returns
+    /// its outcome; only for a task nobody has resumed yet, whose every exchange registers with
+    /// ``ExchangeCancellationScope`` (see `SessionManager.runsOnCallersTask`). Cancelling the
+    /// caller cancels this task, as ``response()`` does.
+    /// - Throws: the task's ``CourierError``.
+    func runOnCallersTask() async throws -> SessionResponse {
+        let started = inner.withLockedValue { inner -> Bool in
+            guard inner.machine.resume() == .start else { return false }
+            inner.runsOnCallersTask = true
+            return true
+        }
+        guard started else { return try await response() }
+        for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
+        await withTaskCancellationHandler {
+            await ExchangeCancellation.$scope.withValue(self) { await run() }
+        } onCancel: {
+            self.cancel()
+        }
+        return try await outcome().get()
     }
 
     /// Marks the body as fully received; from here a cancel or the deadline is too late.
@@ -304,5 +351,15 @@ public final class SessionTask: Sendable, CustomStringConvertible {
     func finishDownload() {
         let report = inner.withLockedValue { $0.downloadProgress.finish() }
         if let report { downloadProgressHandler?(report) }
+    }
+}
+
+extension SessionTask.Inner {
+    /// Takes what stops the transfer; from here an exchange that registers is cancelled at once.
+    mutating func takeTransferStop() -> SessionTask.TransferStop {
+        guard runsOnCallersTask else { return SessionTask.TransferStop(work: work) }
+        exchangeCancelled = true
+        defer { cancelExchange = nil }
+        return SessionTask.TransferStop(cancelExchange: cancelExchange)
     }
 }

@@ -60,6 +60,7 @@ extension AsyncHTTPClientTransport {
                 throw Self.courierError(from: error, url: url)
             }
             fileBody?.attach(to: task)
+            ExchangeCancellation.scope?.register(cancelExchange: { task.cancel() })
             task.futureResult.whenFailure { delegate.fail($0) }
             let exchange = DelegatedExchange(task: task, delegate: delegate)
 

@@ -115,6 +115,14 @@ public final class AsyncHTTPClientTransport: Transport {
             }))
     }
 
+    /// True when `request` goes through the delegate API, whose exchanges register with
+    /// ``ExchangeCancellation/scope`` and so can be cancelled without cancelling the Swift task
+    /// that runs them. The async API's exchanges can only be cancelled through their task.
+    func cancelsThroughScope(_ request: Request) -> Bool {
+        if Self.sendfileSegments(of: request) != nil { return true }
+        return !request.streamsLargeResponse && Self.wholeBodyBytes(of: request, uploadProgress: nil) != nil
+    }
+
     /// The body's segments when it can go out with sendfile: plain HTTP (TLS encrypts in user
     /// space, so there is nothing to gain) and at least one file region; nil otherwise.
     static func sendfileSegments(of request: Request) -> [BodySegment]? {
