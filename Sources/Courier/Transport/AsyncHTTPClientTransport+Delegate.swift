@@ -77,8 +77,8 @@ extension AsyncHTTPClientTransport {
             let head = Self.responseHead(status: responseHead.status, headers: responseHead.headers, url: url)
             return TransportResponse(
                 head: head,
-                body: BodyChunks(makeNext: {
-                    return {
+                body: BodyChunks(makeIterator: {
+                    BodyChunks.AsyncIterator {
                         do {
                             return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
                         } catch {
