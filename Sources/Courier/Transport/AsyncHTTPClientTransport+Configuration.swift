@@ -34,11 +34,13 @@ extension AsyncHTTPClientTransport {
         /// The default configuration.
         public init() {}
 
-        func makeClientConfiguration() -> HTTPClient.Configuration {
+        /// The client configuration; `appliesReadTimeout: false` leaves AsyncHTTPClient's own read
+        /// timeout off, for the delegate path, whose `StreamingResponseDelegate` enforces ``readTimeout``.
+        func makeClientConfiguration(appliesReadTimeout: Bool = true) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tlsConfiguration,
                 redirectConfiguration: .disallow,
-                timeout: .init(connect: connectTimeout, read: readTimeout),
+                timeout: .init(connect: connectTimeout, read: appliesReadTimeout ? readTimeout : nil),
                 connectionPool: .init(
                     idleTimeout: idleTimeout,
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),

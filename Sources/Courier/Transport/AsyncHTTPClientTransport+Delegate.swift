@@ -48,13 +48,15 @@ extension AsyncHTTPClientTransport {
         var mayResend = request.body.isReplayable
         while true {
             let (body, fileBody) = try makeBody()
-            let delegate = StreamingResponseDelegate(uploadProgress: uploadProgress)
+            let delegate = StreamingResponseDelegate(
+                uploadProgress: uploadProgress, idleReadTimeout: configuration.readTimeout)
             let task: HTTPClient.Task<Void>
             do {
                 let outgoing = try HTTPClient.Request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields), body: body)
-                task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
+                task = delegateClient.execute(
+                    request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
             } catch {
                 fileBody?.close()
                 throw Self.courierError(from: error, url: url)

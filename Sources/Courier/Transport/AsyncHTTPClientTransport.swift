@@ -17,25 +17,40 @@ import NIOPosix
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
+    /// The async API's client: streamed bodies and downloads, with AsyncHTTPClient's read timeout.
     let client: HTTPClient
+    /// The delegate API's client (sendfile uploads, in-memory exchanges), without AsyncHTTPClient's
+    /// read timeout: that re-arms a timer on every response part, and ``StreamingResponseDelegate``
+    /// enforces the same bound with one timer per exchange. A separate connection pool, so
+    /// ``Configuration/maximumConnectionsPerHost`` applies to each of the two.
+    let delegateClient: HTTPClient
 
-    /// Makes a transport with its own `HTTPClient` on the shared NIO event loop group.
+    /// Makes a transport with its own `HTTPClient`s on the shared NIO event loop group.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: configuration.makeClientConfiguration())
+        self.delegateClient = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            configuration: configuration.makeClientConfiguration(appliesReadTimeout: false))
     }
 
     /// Closes all connections; requests still running fail with `.cancelled` or `.transportFailed`.
     /// - Throws: ``CourierError`` `.transportFailed` when AsyncHTTPClient reports an unclean shutdown.
     public func shutdown() async throws {
-        do {
-            try await client.shutdown()
-        } catch let error as HTTPClientError where error == .alreadyShutdown {
-            return
-        } catch {
-            throw CourierError(.transportFailed, "the HTTP client did not shut down cleanly", underlyingError: error)
+        var failure: (any Error)?
+        for client in [client, delegateClient] {
+            do {
+                try await client.shutdown()
+            } catch let error as HTTPClientError where error == .alreadyShutdown {
+                continue
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure {
+            throw CourierError(.transportFailed, "the HTTP client did not shut down cleanly", underlyingError: failure)
         }
     }
 
