@@ -62,6 +62,7 @@ extension SessionTask {
 
     private func perform() async throws -> SessionResponse {
         let configuration = manager.configuration
+        let runsOnCallersTask = inner.withLockedValue { $0.runsOnCallersTask }
         var request = originalRequest
         var redirectCount = 0
         var retryCount = 0
@@ -95,7 +96,15 @@ extension SessionTask {
             }
             let transportResponse: TransportResponse
             do {
-                transportResponse = try await manager.sendHandlingCookies(outgoing, uploadProgress: uploadReporter)
+                if runsOnCallersTask {
+                    // Bound around the send only, where the exchange is made: tasks that hooks
+                    // start later must not inherit this task as their cancellation scope.
+                    transportResponse = try await ExchangeCancellation.$scope.withValue(self) {
+                        try await manager.sendHandlingCookies(outgoing, uploadProgress: uploadReporter)
+                    }
+                } else {
+                    transportResponse = try await manager.sendHandlingCookies(outgoing, uploadProgress: uploadReporter)
+                }
             } catch {
                 let failure = Self.courierError(error, url: outgoing.url)
                 if try await shouldRetry(outgoing, response: nil, error: failure, retryCount: &retryCount) {

@@ -248,7 +248,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         guard started else { return try await response() }
         for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
         await withTaskCancellationHandler {
-            await ExchangeCancellation.$scope.withValue(self) { await run() }
+            await run()
         } onCancel: {
             self.cancel()
         }

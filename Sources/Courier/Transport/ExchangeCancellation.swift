@@ -6,7 +6,8 @@
 /// two thread hops per request. Cancelling that task from elsewhere (``SessionTask/cancel()``,
 /// the task's deadline, `shutdown()`) must then stop the exchange without cancelling the
 /// caller's Swift task; the transport makes that possible by handing its cancel action to the
-/// scope in ``current`` as soon as the exchange exists.
+/// scope in ``ExchangeCancellation/scope`` as soon as the exchange exists (the session binds it around
+/// the send only).
 protocol ExchangeCancellationScope: AnyObject, Sendable {
     /// Keeps `cancelExchange` as the way to stop the exchange now in flight (replacing an earlier
     /// one), or calls it at once when the scope is already cancelled.
