@@ -198,8 +198,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     }
 
     /// Called by the deadline timer: stops the transfer unless it already committed its outcome,
-    /// by cancelling the task's Swift task (which wakes every wait of the transfer) and opening a
-    /// paused reader's gate. The transfer then unwinds and `run()` reports `.timedOut`.
+    /// by cancelling the task's Swift task (which wakes every wait of the transfer), or the exchange
+    /// in flight when the transfer runs on the caller's task, and by opening a paused reader's
+    /// gate. The transfer then unwinds and `run()` reports `.timedOut`.
     func deadlinePassed() {
         let expired = inner.withLockedValue { inner -> (TransferStop, [CheckedContinuation<Void, Never>])? in
             guard inner.machine.expire() else { return nil }
