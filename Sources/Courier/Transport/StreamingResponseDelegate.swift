@@ -20,7 +20,7 @@ import NIOHTTP1
 /// response part last arrived and fails the request with `readTimeout` when none came for
 /// `idleReadTimeout`; it re-arms only when it fires early, and not while this delegate is
 /// holding the socket back for a slow reader.
-final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
+final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledCallbackHandler, Sendable {
     typealias Response = Void
 
     /// Bytes held for a slow reader before reads from the socket pause.
@@ -37,7 +37,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
         var failure: (any Error)?
         var bytesSent: Int64 = 0
         var lastResponsePart = NIODeadline.uptimeNanoseconds(0)
-        var idleTimer: Scheduled<Void>?
+        var idleTimer: NIOScheduledCallback?
+        /// The exchange the idle timer fails; held only while the timer is armed.
+        var idleTask: HTTPClient.Task<Void>?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -143,33 +145,36 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
         // As AsyncHTTPClient's read timeout: the wait for the response starts once the request is out.
         guard let idleReadTimeout else { return }
         let now = NIODeadline.now()
-        let timer = task.eventLoop.scheduleTask(deadline: now + idleReadTimeout) { self.idleTimerFired(task: task) }
-        let stale = state.withLockedValue { state -> Scheduled<Void>? in
+        // A scheduled callback with this delegate as its handler: no closure, promise or future
+        // per exchange, as `scheduleTask` would allocate.
+        guard let timer = try? task.eventLoop.scheduleCallback(at: now + idleReadTimeout, handler: self) else { return }
+        let stale = state.withLockedValue { state -> NIOScheduledCallback? in
             state.lastResponsePart = now
             if state.isFinished || state.failure != nil { return timer }
             state.idleTimer = timer
+            state.idleTask = task
             return nil
         }
         stale?.cancel()
     }
 
-    private func idleTimerFired(task: HTTPClient.Task<Void>) {
+    func handleScheduledCallback(eventLoop: some EventLoop) {
         guard let idleReadTimeout else { return }
         let now = NIODeadline.now()
-        let expired = state.withLockedValue { state -> Bool in
-            guard !state.isFinished, state.failure == nil else { return false }
+        let expired = state.withLockedValue { state -> HTTPClient.Task<Void>? in
+            guard !state.isFinished, state.failure == nil else { return nil }
             let due = state.lastResponsePart + idleReadTimeout
             if now < due || state.pausedProducer != nil {
                 // A part arrived since the timer was set, or the socket is held back for the reader.
-                state.idleTimer = task.eventLoop.scheduleTask(deadline: max(due, now + .nanoseconds(idleReadTimeout.nanoseconds / 4))) {
-                    self.idleTimerFired(task: task)
-                }
-                return false
+                let next = max(due, now + .nanoseconds(idleReadTimeout.nanoseconds / 4))
+                state.idleTimer = try? eventLoop.scheduleCallback(at: next, handler: self)
+                return nil
             }
             state.idleTimer = nil
-            return true
+            defer { state.idleTask = nil }
+            return state.idleTask
         }
-        if expired { task.fail(reason: HTTPClientError.readTimeout) }
+        expired?.fail(reason: HTTPClientError.readTimeout)
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
@@ -232,6 +237,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
                 state.headWaiter = nil
                 state.bodyWaiter = nil
                 state.idleTimer = nil
+                state.idleTask = nil
             }
             return (state.headWaiter, state.bodyWaiter, state.idleTimer)
         }
@@ -246,7 +252,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
             if state.isFinished || state.failure != nil {
                 return (
                     UnsafeContinuation<HTTPResponseHead, any Error>?.none, UnsafeContinuation<ByteBuffer?, any Error>?.none,
-                    EventLoopPromise<Void>?.none, Scheduled<Void>?.none
+                    EventLoopPromise<Void>?.none, NIOScheduledCallback?.none
                 )
             }
             state.failure = error
@@ -257,6 +263,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, Sendable {
                 state.bodyWaiter = nil
                 state.pausedProducer = nil
                 state.idleTimer = nil
+                state.idleTask = nil
             }
             return (state.headWaiter, state.bodyWaiter, state.pausedProducer, state.idleTimer)
         }
