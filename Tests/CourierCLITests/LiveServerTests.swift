@@ -5,7 +5,7 @@ import Testing
 
 /// The CLI as a subprocess against the in-process test server on 127.0.0.1: every item kind
 /// reaches the server as sent, and every exit code is produced by a real exchange.
-@Suite struct LiveServerTests {
+@Suite(.timeLimit(.minutes(3))) struct LiveServerTests {
     /// Runs `courier` with `arguments` against a fresh server; `{base}` in an argument is its base URL.
     func withServer<T>(_ body: (TestServer, String) async throws -> T) async throws -> T {
         let server = try await TestServer.start()

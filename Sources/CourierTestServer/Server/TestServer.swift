@@ -99,7 +99,7 @@ public final class TestServer: Sendable {
     public func resetFlakyCounters() { state.resetFlakyCounters() }
 
     /// Stops accepting, closes every open connection (including stalled ones) and returns when
-    /// the listening socket is closed. Safe to call more than once.
+    /// the listening socket and those connections are closed. Safe to call more than once.
     public func shutdown() async throws {
         let connections = state.beginShutdown()
         do {
@@ -107,12 +107,18 @@ public final class TestServer: Sendable {
         } catch ChannelError.alreadyClosed {
             // A second shutdown: nothing left to do.
         }
+        // Wait for every connection to be closed, not only asked to: a second, concurrent call
+        // (runUntilCancelled's) must not return while the first one is still closing them.
         for connection in connections {
-            try? await connection.close()
+            connection.close(promise: nil)
+        }
+        for connection in connections {
+            try? await connection.closeFuture.get()
         }
     }
 
-    /// Serves until the calling task is cancelled, then shuts down; for `courier serve`.
+    /// Serves until the calling task is cancelled, then shuts down and returns once every
+    /// connection is closed; for `courier serve`.
     public func runUntilCancelled() async throws {
         let closed = serverChannel.closeFuture
         try await withTaskCancellationHandler {
@@ -120,6 +126,9 @@ public final class TestServer: Sendable {
         } onCancel: {
             Task { try? await self.shutdown() }
         }
+        // The listener closes before the open connections do; return only once they are closed
+        // too, so nothing is still serving (a pooled keep-alive connection, say) when this returns.
+        try await shutdown()
     }
 
     /// The bytes `/bytes/{n}?seed=` and `/stream-bytes/{n}?seed=` serve, from `offset`, for checking downloads.

@@ -8,7 +8,7 @@ import CourierTestServer
 
 /// Uploads whose file parts go out with sendfile (`FileRegionBody` through AsyncHTTPClient's
 /// delegate API), checked at the test server's hashing `/upload` sink.
-@Suite struct SendfileUploadTests {
+@Suite(.timeLimit(.minutes(3))) struct SendfileUploadTests {
     @Test func aMultipartFilePartGoesOutBySendfileWithTheExactBytes() async throws {
         try await withTransport { server, transport, directory in
             // Over two 4 MiB regions and a ragged tail, between two in-memory fields.

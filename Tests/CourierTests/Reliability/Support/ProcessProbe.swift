@@ -49,3 +49,18 @@ extension ProcessProbe {
         }
     }
 }
+
+extension ProcessProbe {
+    /// The number of this process's descriptors open on a file inside `directory`, or nil off Linux.
+    ///
+    /// Scoped to one directory so that files other tests open at the same time are not counted.
+    static func descriptorCount(under directory: URL) -> Int? {
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+        let prefix = directory.resolvingSymlinksInPath().path + "/"
+        return descriptors.count { descriptor in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor)
+            else { return false }
+            return target.hasPrefix(prefix)
+        }
+    }
+}
