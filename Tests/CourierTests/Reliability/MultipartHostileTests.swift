@@ -126,9 +126,24 @@ struct MultipartHostileTests {
         #expect(state.completed == partCount)
         #expect(state.mismatches.isEmpty, "\(state.mismatches)")
         #expect(total > 12 << 20)
+        // Bounded memory, shown by the form's structure: the 100 file parts share the caller's one
+        // 72 KiB buffer instead of copying it, and everything else lives in one storage buffer sized
+        // by the headers and small fields, not by the file parts. The reader itself copies straight from
+        // those pieces into the caller's 64 KiB buffer.
+        var sharedAddresses = Set<UInt>()
+        var dataPieces = 0
+        for case .data(let data) in form.pieces {
+            dataPieces += 1
+            data.withUnsafeBytes { _ = sharedAddresses.insert(UInt(bitPattern: $0.baseAddress)) }
+        }
+        #expect(dataPieces == partCount / 1_000)
+        #expect(sharedAddresses.count == 1, "file parts were copied: \(sharedAddresses.count) buffers")
+        let inlineBytes = Int(total) - dataPieces * shared.count
+        #expect(form.storage.capacity <= 2 * inlineBytes, "storage grows by doubling, at most 2x what it holds")
         if let before = residentBeforeReading, let after = residentAfterReading {
-            // Reading streams through one 64 KiB buffer: far less than the body's size.
-            #expect(after - before < 8 << 20, "RSS grew by \(after - before) bytes while reading")
+            // Loose on purpose: other suites run in this process at the same time, so RSS only
+            // catches a reader that keeps the body (about 16 MiB), not a few MiB of neighbours.
+            #expect(after - before < Int(total), "RSS grew by \(after - before) bytes while reading")
         }
     }
 
