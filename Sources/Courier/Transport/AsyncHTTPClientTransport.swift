@@ -222,6 +222,27 @@ public final class AsyncHTTPClientTransport: Transport {
         return HTTPField.Name(name)
     }
 
+    /// The schemes AsyncHTTPClient connects with.
+    static let supportedSchemes: Set<String> = ["http", "https", "http+unix", "https+unix", "unix"]
+
+    /// `.unsupportedScheme` when AsyncHTTPClient refused `url` for its scheme or for a missing host.
+    static func unsupportedURL(_ url: URL, error: HTTPClientError) -> CourierError? {
+        let target = url.absoluteString
+        guard let scheme = url.scheme?.lowercased(), supportedSchemes.contains(scheme) else {
+            let named = url.scheme.map { "the scheme \"\($0)\"" } ?? "no scheme"
+            return CourierError(
+                .unsupportedScheme, "\(target) has \(named); Courier speaks http and https", offendingInput: target,
+                underlyingError: error)
+        }
+        let needsHost = scheme == "http" || scheme == "https"
+        if needsHost, url.host?.isEmpty ?? true {
+            return CourierError(
+                .unsupportedScheme, "\(target) names no host to connect to", offendingInput: target,
+                underlyingError: error)
+        }
+        return nil
+    }
+
     /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes, keeping the original.
     static func courierError(from error: any Error, url: URL) -> CourierError {
         if let error = error as? CourierError { return error }
@@ -231,6 +252,9 @@ public final class AsyncHTTPClientTransport: Transport {
             return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
         }
         if let error = error as? HTTPClientError {
+            // Checked here, on the failure path, rather than before every send: reading a URL's
+            // scheme is not free, and AsyncHTTPClient refuses these URLs before any I/O.
+            if let refused = unsupportedURL(url, error: error) { return refused }
             // Qualified names: a bare `.cancelled` here would match `CourierError.Code.cancelled`
             // through CourierError's `~=` and never be true for an HTTPClientError.
             switch error {

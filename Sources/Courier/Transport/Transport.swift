@@ -44,4 +44,7 @@ extension CourierError.Code {
     public static let connectionFailed = CourierError.Code("connectionFailed")
     /// Any other failure below HTTP (TLS, protocol errors, a shut-down transport).
     public static let transportFailed = CourierError.Code("transportFailed")
+    /// The URL's scheme is not one the transport speaks (AsyncHTTPClient: http, https and the
+    /// unix-socket forms), or the URL names no host to connect to.
+    public static let unsupportedScheme = CourierError.Code("unsupportedScheme")
 }

@@ -49,13 +49,14 @@ struct RequestInputTests {
         #expect(error.offendingInput == value)
     }
 
-    /// Schemes other than http and https reach no server: a typed error that quotes the URL.
+    /// Schemes other than http and https, and URLs without a host, reach no server:
+    /// `.unsupportedScheme`, quoting the URL.
     @Test(arguments: ["ftp://127.0.0.1:9/file", "file:///etc/passwd", "gopher://127.0.0.1:9/", "ws://127.0.0.1:9/",
                       "data:text/plain,hello", "http:///no-host"])
     func unsupportedSchemesAreTypedErrorsQuotingTheURL(_ text: String) async throws {
         let url = try #require(URL(string: text))
         try await withFaultSession { _, manager, _ in
-            let error = await expectFailure([.invalidURL, .transportFailed]) {
+            let error = await expectFailure([.unsupportedScheme]) {
                 try await manager.data(for: Request(url: url))
             }
             #expect(error?.offendingInput == url.absoluteString)
