@@ -18,9 +18,6 @@ public struct Request: Sendable {
     /// The whole-request deadline in seconds, response body included; nil (or a value that is
     /// not finite) uses the transport's default. Past it the task fails with `.timedOut`.
     public var timeoutInterval: TimeInterval?
-    /// Set by download tasks: the response is expected to be large and goes to a file, so the
-    /// transport favours per-chunk cost over per-request cost (see `AsyncHTTPClientTransport`).
-    var streamsLargeResponse = false
     /// Whether a session's cookie storage is applied to and filled from this request.
     public var httpShouldHandleCookies: Bool
 

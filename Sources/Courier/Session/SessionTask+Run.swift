@@ -82,7 +82,6 @@ extension SessionTask {
             needsAdapting = false
 
             var outgoing = request
-            outgoing.streamsLargeResponse = download != nil
             if let resumeData = download?.resumeData, outgoing.url == resumeData.url {
                 try Self.addResumeHeaders(to: &outgoing, from: resumeData)
             }

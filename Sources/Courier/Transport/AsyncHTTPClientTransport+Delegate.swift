@@ -3,16 +3,14 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The delegate-API path: bodies with file regions (sendfile), and bodies wholly in memory
-/// when the response is not a download.
+/// The delegate-API path: bodies with file regions (sendfile), and bodies wholly in memory.
 ///
-/// The delegate API is the only one that can write a `FileRegion`. For small exchanges it also
-/// saves thread hops: ``StreamingResponseDelegate`` buffers the body as it arrives (up to a
-/// mebibyte ahead), so a reader usually finds the whole small body waiting, where the async
-/// API's body stream (watermarks 1 and 1) hands it over chunk by chunk. For large downloads it
-/// costs more than it saves (AsyncHTTPClient allocates futures per received chunk), so those,
-/// and streamed request bodies (TLS file uploads, body streams, throttled forms), stay on the
-/// async API.
+/// The delegate API is the only one that can write a `FileRegion`. For responses it also reads
+/// ahead: ``StreamingResponseDelegate`` keeps up to a mebibyte of body waiting for the reader,
+/// so a small body is usually whole by the time it is read, and a large download keeps the
+/// socket busy while the reader writes to disk, where the async API's body stream (watermarks
+/// 1 and 1) pauses the socket after every chunk. Streamed request bodies (TLS file uploads,
+/// body streams, throttled forms) stay on the async API.
 extension AsyncHTTPClientTransport {
     /// Largest in-memory body that goes out in one write when upload progress is wanted; larger
     /// ones stream in slices so progress moves (see `UploadProgressChunks`).

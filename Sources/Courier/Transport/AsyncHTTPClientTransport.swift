@@ -74,10 +74,12 @@ public final class AsyncHTTPClientTransport: Transport {
                 return (body.makeBody(), body)
             }
         }
-        // Downloads stay on the async API: the delegate API costs AsyncHTTPClient a few futures
-        // per received chunk (measured: 1.5× the allocations and 15% more CPU per GiB), while
-        // for small responses it saves the hops that the async body stream takes.
-        if !request.streamsLargeResponse, let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
+        // Every request whose body is in memory, downloads included, takes the delegate API: its
+        // response delegate reads up to a mebibyte ahead of the reader, where the async API's body
+        // stream (watermarks 1 and 1) stops the socket after every chunk until the reader asks
+        // again, and its idle-read timer replaces AsyncHTTPClient's per-read timer re-arm.
+        // Measured on 1 GiB downloads: 1.36× curl -o instead of 0.80×, 62k allocations instead of 103k.
+        if let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
             return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
                 (bytes.map { .byteBuffer($0) }, nil)
             }
@@ -135,7 +137,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// that runs them. The async API's exchanges can only be cancelled through their task.
     func cancelsThroughScope(_ request: Request) -> Bool {
         if Self.sendfileSegments(of: request) != nil { return true }
-        return !request.streamsLargeResponse && Self.wholeBodyBytes(of: request, uploadProgress: nil) != nil
+        return Self.wholeBodyBytes(of: request, uploadProgress: nil) != nil
     }
 
     /// The body's segments when it can go out with sendfile: plain HTTP (TLS encrypts in user
