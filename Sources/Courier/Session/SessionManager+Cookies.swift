@@ -16,7 +16,8 @@ extension SessionManager {
             return try await transport.send(request, uploadProgress: uploadProgress)
         }
         var outgoing = request
-        if outgoing.headerFields[.cookie] == nil, let header = storage.cookieHeaderValue(for: request.url) {
+        // The jar first: it answers at once when it is empty, where the field lookup does not.
+        if let header = storage.cookieHeaderValue(for: request.url), outgoing.headerFields[.cookie] == nil {
             outgoing.headerFields[.cookie] = header
         }
         let response = try await transport.send(outgoing, uploadProgress: uploadProgress)

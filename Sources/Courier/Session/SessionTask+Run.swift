@@ -82,7 +82,8 @@ extension SessionTask {
             needsAdapting = false
 
             var outgoing = request
-            if let resumeData = download?.resumeData, outgoing.url == resumeData.url {
+            // Checked for a download first: copying out an optional ResumeData is not free.
+            if download != nil, let resumeData = download?.resumeData, outgoing.url == resumeData.url {
                 try Self.addResumeHeaders(to: &outgoing, from: resumeData)
             }
             inner.withLockedValue { $0.currentRequest = outgoing }
@@ -226,9 +227,8 @@ extension SessionTask {
 
     private static func expectedLength(_ head: ResponseHead, request: Request) -> Int64? {
         if request.method == .head || head.statusCode == 204 || head.statusCode == 304 { return 0 }
-        if let encoding = head.headerFields[.contentEncoding], encoding.lowercased() != "identity" {
-            return nil  // Content-Length counts encoded bytes; a decompressing transport delivers more.
-        }
+        // Content-Length counts encoded bytes; a decompressing transport delivers more.
+        if head.hasContentCoding { return nil }
         return head.expectedContentLength
     }
 

@@ -53,15 +53,24 @@ extension AsyncHTTPClientTransport {
                 let outgoing = try HTTPClient.Request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields), body: body)
+                // No deadline is passed as none, not as a far-off one: AsyncHTTPClient arms a
+                // timer for any deadline it is given, from this thread, at the cost of two hops
+                // to the event loop per request.
                 task = delegateClient.execute(
-                    request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
+                    request: outgoing, delegate: delegate, eventLoop: .indifferent,
+                    deadline: deadline == .distantFuture ? nil : deadline)
             } catch {
                 fileBody?.close()
                 throw Self.courierError(from: error, url: url)
             }
             fileBody?.attach(to: task)
             ExchangeCancellation.scope?.register(cancelExchange: { task.cancel() })
-            task.futureResult.whenFailure { delegate.fail($0) }
+            if isShutDown {
+                // A client that is shutting down hands back a task that has already failed
+                // without telling its delegate; the delegate watches the task itself otherwise
+                // (see `StreamingResponseDelegate.didSendRequestHead`).
+                task.futureResult.whenFailure { delegate.fail($0) }
+            }
             let exchange = DelegatedExchange(task: task, delegate: delegate)
 
             let responseHead: HTTPResponseHead

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -24,6 +25,11 @@ public final class AsyncHTTPClientTransport: Transport {
     /// enforces the same bound with one timer per exchange. A separate connection pool, so
     /// ``Configuration/maximumConnectionsPerHost`` applies to each of the two.
     let delegateClient: HTTPClient
+    /// Set as ``shutdown()`` begins, before either client is told.
+    private let shutDown = NIOLockedValueBox(false)
+
+    /// True once ``shutdown()`` has begun.
+    var isShutDown: Bool { shutDown.withLockedValue { $0 } }
 
     /// Makes a transport with its own `HTTPClient`s on the shared NIO event loop group.
     public init(configuration: Configuration = Configuration()) {
@@ -39,6 +45,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Closes all connections; requests still running fail with `.cancelled` or `.transportFailed`.
     /// - Throws: ``CourierError`` `.transportFailed` when AsyncHTTPClient reports an unclean shutdown.
     public func shutdown() async throws {
+        shutDown.withLockedValue { $0 = true }
         var failure: (any Error)?
         for client in [client, delegateClient] {
             do {

@@ -132,6 +132,14 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
 
     // MARK: Producer side (AsyncHTTPClient, on the event loop)
 
+    func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+        // AsyncHTTPClient can fail the task without calling `didReceiveError` once the head is
+        // out: when the last write of the request body fails after the response has ended.
+        // Watched from here, on the task's event loop, adding the callback costs no thread hop;
+        // every failure before this point reaches `didReceiveError`.
+        task.futureResult.whenFailure { error in self.fail(error) }
+    }
+
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         guard let uploadProgress else { return }
         let sent = state.withLockedValue { state in

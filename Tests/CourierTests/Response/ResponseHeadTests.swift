@@ -29,6 +29,34 @@ import Testing
         #expect(head(contentLength: "12a").expectedContentLength == nil)
     }
 
+    @Test func twoContentLengthFieldsAreNoLengthAndTheNameMatchesInAnyCase() throws {
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: .contentLength, value: "5"))
+        fields.append(HTTPField(name: .contentLength, value: "5"))
+        let url = URL(string: "http://127.0.0.1/")!
+        #expect(ResponseHead(status: .ok, headerFields: fields, url: url).expectedContentLength == nil)
+        let lowercase = try #require(HTTPField.Name("content-length"))
+        let uppercase = try #require(HTTPField.Name("CONTENT-LENGTH"))
+        #expect(ResponseHead(status: .ok, headerFields: [lowercase: "12"], url: url).expectedContentLength == 12)
+        #expect(ResponseHead(status: .ok, headerFields: [uppercase: "13"], url: url).expectedContentLength == 13)
+    }
+
+    @Test func aContentCodingOtherThanIdentityIsSeenInAnyFieldAndCase() {
+        let url = URL(string: "http://127.0.0.1/")!
+        func coded(_ values: [String]) -> Bool {
+            var fields = HTTPFields()
+            for value in values { fields.append(HTTPField(name: .contentEncoding, value: value)) }
+            return ResponseHead(status: .ok, headerFields: fields, url: url).hasContentCoding
+        }
+        #expect(!coded([]))
+        #expect(!coded(["identity"]))
+        #expect(!coded(["IDENTITY"]))
+        #expect(coded(["gzip"]))
+        #expect(coded(["identity", "gzip"]))
+        #expect(coded(["identityx"]))
+        #expect(coded(["identit"]))
+    }
+
     @Test func expectedContentLengthTakesTheLargestInt64AndLeadingZeros() {
         #expect(head(contentLength: "9223372036854775807").expectedContentLength == Int64.max)
         #expect(head(contentLength: "007").expectedContentLength == 7)
