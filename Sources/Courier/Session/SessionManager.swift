@@ -245,8 +245,11 @@ public final class SessionManager: Sendable {
         guard interceptor == nil, request.body.isEmpty, let transport = scopedTransport,
             transport.cancelsThroughScope(request)
         else { return false }
-        let hooks = hooks
-        return hooks.willPerformRedirection == nil && hooks.needNewBodyStream == nil && hooks.didReceiveResponse == nil
+        // Read under the lock rather than through `hooks`, which copies every closure out.
+        return state.withLockedValue { state in
+            state.hooks.willPerformRedirection == nil && state.hooks.needNewBodyStream == nil
+                && state.hooks.didReceiveResponse == nil
+        }
     }
 
     func taskDidComplete(_ task: SessionTask) {
