@@ -1,22 +1,52 @@
 import Foundation
 
 /// The outcome of a completed task: the request as last sent, the final response, and the body.
+///
+/// A value type whose fields live in one shared, immutable box: an outcome is handed from the
+/// transfer to the task, to every waiter and to the caller, and each of those copies then costs
+/// one reference count rather than one per field, several of them through Foundation's value
+/// witnesses. Setting a field makes a new box.
 public struct SessionResponse: Sendable {
-    /// The request as it was last sent (after redirects, adapters and resume headers).
-    public var request: Request
-    /// The final response's head (a redirect's own head when a hook stopped the redirect).
-    public var response: ResponseHead
-    /// The body bytes for data and upload tasks; empty for downloads.
-    public var data: Data
-    /// Where a download (or a data task turned into one) was moved; nil otherwise.
-    public var fileURL: URL?
+    private final class Storage: Sendable {
+        let request: Request
+        let response: ResponseHead
+        let data: Data
+        let fileURL: URL?
+
+        init(request: Request, response: ResponseHead, data: Data, fileURL: URL?) {
+            self.request = request
+            self.response = response
+            self.data = data
+            self.fileURL = fileURL
+        }
+    }
+
+    private var storage: Storage
 
     /// Makes a response value.
     public init(request: Request, response: ResponseHead, data: Data = Data(), fileURL: URL? = nil) {
-        self.request = request
-        self.response = response
-        self.data = data
-        self.fileURL = fileURL
+        storage = Storage(request: request, response: response, data: data, fileURL: fileURL)
+    }
+
+    /// The request as it was last sent (after redirects, adapters and resume headers).
+    public var request: Request {
+        get { storage.request }
+        set { storage = Storage(request: newValue, response: response, data: data, fileURL: fileURL) }
+    }
+    /// The final response's head (a redirect's own head when a hook stopped the redirect).
+    public var response: ResponseHead {
+        get { storage.response }
+        set { storage = Storage(request: request, response: newValue, data: data, fileURL: fileURL) }
+    }
+    /// The body bytes for data and upload tasks; empty for downloads.
+    public var data: Data {
+        get { storage.data }
+        set { storage = Storage(request: request, response: response, data: newValue, fileURL: fileURL) }
+    }
+    /// Where a download (or a data task turned into one) was moved; nil otherwise.
+    public var fileURL: URL? {
+        get { storage.fileURL }
+        set { storage = Storage(request: request, response: response, data: data, fileURL: newValue) }
     }
 }
 

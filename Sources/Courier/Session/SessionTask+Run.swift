@@ -67,12 +67,16 @@ extension SessionTask {
         var redirectCount = 0
         var retryCount = 0
         var needsAdapting = true
+        // `currentRequest` starts as `originalRequest`: while what goes out is still that request,
+        // storing it again would only copy and release every field.
+        var requestIsOriginal = true
 
         while true {
             try await waitWhileSuspended()
             if needsAdapting, let interceptor = manager.interceptor {
                 do {
                     request = try await interceptor.adapt(request)
+                    requestIsOriginal = false
                 } catch {
                     throw CourierError(
                         .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
@@ -82,11 +86,13 @@ extension SessionTask {
             needsAdapting = false
 
             var outgoing = request
+            var outgoingIsOriginal = requestIsOriginal
             // Checked for a download first: copying out an optional ResumeData is not free.
             if download != nil, let resumeData = download?.resumeData, outgoing.url == resumeData.url {
                 try Self.addResumeHeaders(to: &outgoing, from: resumeData)
+                outgoingIsOriginal = false
             }
-            inner.withLockedValue { $0.currentRequest = outgoing }
+            if !outgoingIsOriginal { inner.withLockedValue { $0.currentRequest = outgoing } }
 
             let bodyLength = outgoing.body.isEmpty ? nil : outgoing.body.contentLength
             let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
@@ -138,6 +144,7 @@ extension SessionTask {
                     await Self.drain(transportResponse.body)
                     redirectCount += 1
                     request = next
+                    requestIsOriginal = false
                     continue
                 }
             }

@@ -47,7 +47,7 @@ extension AsyncHTTPClientTransport {
         while true {
             let (body, fileBody) = try makeBody()
             let delegate = StreamingResponseDelegate(
-                uploadProgress: uploadProgress, idleReadTimeout: configuration.readTimeout)
+                uploadProgress: uploadProgress, idleReadTimeout: configuration.readTimeout, sendsBody: body != nil)
             let task: HTTPClient.Task<Void>
             do {
                 let outgoing = try HTTPClient.Request(

@@ -45,10 +45,14 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     private let state = NIOLockedValueBox(State())
     private let uploadProgress: (@Sendable (Int64) -> Void)?
     private let idleReadTimeout: TimeAmount?
+    private let sendsBody: Bool
 
-    init(uploadProgress: (@Sendable (Int64) -> Void)?, idleReadTimeout: TimeAmount? = nil) {
+    /// - Parameter sendsBody: whether the request has a body; only then can AsyncHTTPClient fail
+    ///   the task without telling this delegate (see `didSendRequestHead`).
+    init(uploadProgress: (@Sendable (Int64) -> Void)?, idleReadTimeout: TimeAmount? = nil, sendsBody: Bool = true) {
         self.uploadProgress = uploadProgress
         self.idleReadTimeout = idleReadTimeout
+        self.sendsBody = sendsBody
     }
 
     /// True once the response ended, well or badly; a body dropped before then must cancel the request.
@@ -136,7 +140,10 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         // AsyncHTTPClient can fail the task without calling `didReceiveError` once the head is
         // out: when the last write of the request body fails after the response has ended.
         // Watched from here, on the task's event loop, adding the callback costs no thread hop;
-        // every failure before this point reaches `didReceiveError`.
+        // every failure before this point reaches `didReceiveError`. A request without a body
+        // goes out with its end in one write, so it has no such last write to fail (and a
+        // second callback on the task's future would cost it an allocation).
+        guard sendsBody else { return }
         task.futureResult.whenFailure { error in self.fail(error) }
     }
 
