@@ -42,7 +42,7 @@ enum Registry {
         "small-gets": [
             "courier": { try await CourierSession.smallGets(options: $0) },
             "ahc": { try await RawAsyncHTTPClient.smallGets(options: $0) },
-            "transport": { try await CourierTransportOnly.smallGets(options: $0) },
+            "transport": { try await CourierSession.smallGets(options: $0, throughSession: false) },
         ],
     ]
 

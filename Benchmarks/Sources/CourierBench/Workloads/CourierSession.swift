@@ -35,8 +35,11 @@ enum CourierSession {
         }
     }
 
-    /// Many small GETs over keep-alive, as the raw AsyncHTTPClient peer does them.
-    static func smallGets(options: Options) async throws -> Measurement {
+    /// Many small GETs over keep-alive, as the raw AsyncHTTPClient peer does them. With
+    /// `throughSession: false` (the `transport` side, a diagnostic that the table does not score)
+    /// the same GETs go through `AsyncHTTPClientTransport.send` alone, so that a run can split
+    /// Courier's cost into transport and session.
+    static func smallGets(options: Options, throughSession: Bool = true) async throws -> Measurement {
         let base = try options.string("url")
         let requestCount = try options.int("requests", default: 10_000)
         let concurrency = try options.int("concurrency", default: 16)
@@ -47,52 +50,23 @@ enum CourierSession {
         do {
             let request = Request(url: try url(base + "/get"))
             @Sendable func getOnce() async throws -> Int {
+                guard throughSession else {
+                    let response = try await transport.send(request, uploadProgress: nil)
+                    var size = 0
+                    for try await chunk in response.body { size += chunk.readableBytes }
+                    return response.head.statusCode == 200 ? size : -1
+                }
                 let response = try await manager.data(for: request)
                 return response.response.statusCode == 200 ? response.data.count : -1
             }
-            _ = try await SmallRequests.run(count: concurrency * 4, concurrency: concurrency, getOnce)
-            let (elapsed, outcome) = try await measureAsync {
-                try await SmallRequests.run(count: requestCount, concurrency: concurrency, getOnce)
-            }
+            let measurement = try await SmallRequests.measure(count: requestCount, concurrency: concurrency, getOnce)
             try await manager.shutdown()
             try await transport.shutdown()
-            return Measurement(
-                seconds: elapsed, operations: requestCount, bytes: outcome.bytes,
-                correct: outcome.succeeded == requestCount,
-                detail: "\(outcome.succeeded)/\(requestCount) answered 200")
+            return measurement
         } catch {
             try? await manager.shutdown()
             try? await transport.shutdown()
             throw error
         }
-    }
-}
-
-/// A diagnostic side of the small-GETs row, not scored in the table: the same GETs through
-/// `AsyncHTTPClientTransport.send` alone, without the session layer, so a run can split
-/// Courier's cost into transport and session (`courier-bench small-gets transport --url …`).
-enum CourierTransportOnly {
-    static func smallGets(options: Options) async throws -> Measurement {
-        let base = try options.string("url")
-        let requestCount = try options.int("requests", default: 10_000)
-        let concurrency = try options.int("concurrency", default: 16)
-        var configuration = AsyncHTTPClientTransport.Configuration()
-        configuration.maximumConnectionsPerHost = concurrency
-        let transport = AsyncHTTPClientTransport(configuration: configuration)
-        let request = Request(url: try CourierSession.url(base + "/get"))
-        @Sendable func getOnce() async throws -> Int {
-            let response = try await transport.send(request, uploadProgress: nil)
-            var size = 0
-            for try await chunk in response.body { size += chunk.readableBytes }
-            return response.head.statusCode == 200 ? size : -1
-        }
-        _ = try await SmallRequests.run(count: concurrency * 4, concurrency: concurrency, getOnce)
-        let (elapsed, outcome) = try await measureAsync {
-            try await SmallRequests.run(count: requestCount, concurrency: concurrency, getOnce)
-        }
-        try await transport.shutdown()
-        return Measurement(
-            seconds: elapsed, operations: requestCount, bytes: outcome.bytes,
-            correct: outcome.succeeded == requestCount, detail: "\(outcome.succeeded)/\(requestCount) answered 200")
     }
 }

@@ -20,15 +20,9 @@ enum RawAsyncHTTPClient {
                 let body = try await response.body.collect(upTo: 1 << 20)
                 return response.status == .ok ? body.readableBytes : -1
             }
-            _ = try await SmallRequests.run(count: concurrency * 4, concurrency: concurrency, getOnce)
-            let (elapsed, outcome) = try await measureAsync {
-                try await SmallRequests.run(count: requestCount, concurrency: concurrency, getOnce)
-            }
+            let measurement = try await SmallRequests.measure(count: requestCount, concurrency: concurrency, getOnce)
             try await client.shutdown()
-            return Measurement(
-                seconds: elapsed, operations: requestCount, bytes: outcome.bytes,
-                correct: outcome.succeeded == requestCount,
-                detail: "\(outcome.succeeded)/\(requestCount) answered 200")
+            return measurement
         } catch {
             try? await client.shutdown()
             throw error
@@ -42,6 +36,20 @@ enum SmallRequests {
     struct Outcome: Sendable {
         var succeeded = 0
         var bytes = 0
+    }
+
+    /// One side of the small-requests row: `concurrency × 4` requests to fill the connection pool,
+    /// then `count` timed ones; correct when every timed one succeeded.
+    static func measure(
+        count: Int, concurrency: Int, _ operation: @escaping @Sendable () async throws -> Int
+    ) async throws -> Measurement {
+        _ = try await run(count: concurrency * 4, concurrency: concurrency, operation)
+        let (elapsed, outcome) = try await measureAsync {
+            try await run(count: count, concurrency: concurrency, operation)
+        }
+        return Measurement(
+            seconds: elapsed, operations: count, bytes: outcome.bytes, correct: outcome.succeeded == count,
+            detail: "\(outcome.succeeded)/\(count) answered 200")
     }
 
     static func run(
