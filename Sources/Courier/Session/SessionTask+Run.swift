@@ -68,15 +68,16 @@ extension SessionTask {
         var retryCount = 0
         var needsAdapting = true
         // `currentRequest` starts as `originalRequest`: while what goes out is still that request,
-        // storing it again would only copy and release every field.
-        var requestIsOriginal = true
+        // storing it again would only copy and release every field. An adapter, resume headers
+        // or a redirect each make every later attempt differ from it.
+        var sendsOriginal = true
 
         while true {
             try await waitWhileSuspended()
             if needsAdapting, let interceptor = manager.interceptor {
                 do {
                     request = try await interceptor.adapt(request)
-                    requestIsOriginal = false
+                    sendsOriginal = false
                 } catch {
                     throw CourierError(
                         .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
@@ -86,13 +87,11 @@ extension SessionTask {
             needsAdapting = false
 
             var outgoing = request
-            var outgoingIsOriginal = requestIsOriginal
-            // Checked for a download first: copying out an optional ResumeData is not free.
-            if download != nil, let resumeData = download?.resumeData, outgoing.url == resumeData.url {
+            if let resumeData = download?.resumeData, outgoing.url == resumeData.url {
                 try Self.addResumeHeaders(to: &outgoing, from: resumeData)
-                outgoingIsOriginal = false
+                sendsOriginal = false
             }
-            if !outgoingIsOriginal { inner.withLockedValue { $0.currentRequest = outgoing } }
+            if !sendsOriginal { inner.withLockedValue { $0.currentRequest = outgoing } }
 
             let bodyLength = outgoing.body.isEmpty ? nil : outgoing.body.contentLength
             let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
@@ -144,7 +143,7 @@ extension SessionTask {
                     await Self.drain(transportResponse.body)
                     redirectCount += 1
                     request = next
-                    requestIsOriginal = false
+                    sendsOriginal = false
                     continue
                 }
             }

@@ -39,7 +39,7 @@ extension AsyncHTTPClientTransport {
     /// As on the async path, a request whose pooled keep-alive connection turned out to be closed
     /// before anything went out (`ioOnClosedChannel`) is sent once more on a fresh connection.
     func sendThroughDelegate(
-        _ request: Request, deadline: NIODeadline, uploadProgress: (@Sendable (Int64) -> Void)?,
+        _ request: Request, deadline: NIODeadline?, uploadProgress: (@Sendable (Int64) -> Void)?,
         makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
@@ -53,12 +53,8 @@ extension AsyncHTTPClientTransport {
                 let outgoing = try HTTPClient.Request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields), body: body)
-                // No deadline is passed as none, not as a far-off one: AsyncHTTPClient arms a
-                // timer for any deadline it is given, from this thread, at the cost of two hops
-                // to the event loop per request.
                 task = delegateClient.execute(
-                    request: outgoing, delegate: delegate, eventLoop: .indifferent,
-                    deadline: deadline == .distantFuture ? nil : deadline)
+                    request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
             } catch {
                 fileBody?.close()
                 throw Self.courierError(from: error, url: url)

@@ -66,14 +66,17 @@ public final class AsyncHTTPClientTransport: Transport {
     public func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) async throws
         -> TransportResponse
     {
-        let deadline: NIODeadline
+        // nil is no deadline at all, never a far-off one: AsyncHTTPClient arms a timer for any
+        // deadline it is given, from the calling thread, at the cost of two hops to the event
+        // loop per request.
+        let deadline: NIODeadline?
         if let interval = request.timeoutInterval, interval.isFinite, interval < 1e9 {
             // Non-finite or absurd intervals mean no deadline rather than an overflowing conversion.
             deadline = .now() + .nanoseconds(Int64(max(0, interval) * 1_000_000_000))
         } else if let timeout = configuration.requestTimeout {
             deadline = .now() + timeout
         } else {
-            deadline = .distantFuture
+            deadline = nil
         }
         if let segments = Self.sendfileSegments(of: request) {
             return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
@@ -99,14 +102,14 @@ public final class AsyncHTTPClientTransport: Transport {
 
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(outgoing, deadline: deadline)
+            response = try await client.execute(outgoing, deadline: deadline ?? .distantFuture)
         } catch let error as ChannelError where error == .ioOnClosedChannel && request.body.isReplayable {
             // A pooled keep-alive connection was closed under us (the server ended it, or it
             // carried surplus bytes after a response and was dropped) before the request went
             // out: nothing reached the server, so it is sent once more on a fresh connection.
             do {
                 outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
-                response = try await client.execute(outgoing, deadline: deadline)
+                response = try await client.execute(outgoing, deadline: deadline ?? .distantFuture)
             } catch {
                 throw Self.courierError(from: error, url: request.url)
             }
@@ -121,14 +124,13 @@ public final class AsyncHTTPClientTransport: Transport {
         // (one clock read), and dropping the iterator on the timeout cancels the exchange and
         // closes the connection. A silent body is bounded by the read timeout, and the session
         // layer cancels at the exact deadline.
-        let bodyDeadline = deadline == .distantFuture ? nil : deadline
         return TransportResponse(
             head: head,
             body: BodyChunks(makeIterator: {
                 var iterator = body.makeAsyncIterator()
                 return BodyChunks.AsyncIterator {
                     do {
-                        if let bodyDeadline, NIODeadline.now() >= bodyDeadline {
+                        if let deadline, NIODeadline.now() >= deadline {
                             throw HTTPClientError.deadlineExceeded
                         }
                         return try await iterator.next()

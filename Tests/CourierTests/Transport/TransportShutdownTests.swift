@@ -11,46 +11,39 @@ import CourierTestServer
 @Suite("Transport: sends after shutdown", .timeLimit(.minutes(3)))
 struct TransportShutdownTests {
     @Test func everyPathRefusesASendAfterShutdown() async throws {
-        let server = try await TestServer.start()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-shutdown-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("body.bin")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-shutdown-\(UUID()).bin")
         try Data(repeating: 7, count: 4096).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
 
-        let transport = AsyncHTTPClientTransport()
-        // One exchange first, so the pools hold a live connection when the shutdown comes.
-        let warm = try await transport.send(Request(url: server.url("/get")), uploadProgress: nil)
-        for try await _ in warm.body {}
-        try await transport.shutdown()
+        try await TestServerHarness.withServer { server in
+            let transport = AsyncHTTPClientTransport()
+            // One exchange first, so the pools hold a live connection when the shutdown comes.
+            let warm = try await transport.send(Request(url: server.url("/get")), uploadProgress: nil)
+            for try await _ in warm.body {}
+            try await transport.shutdown()
 
-        let requests: [(String, Request)] = [
-            ("GET, delegate path", Request(url: server.url("/get"))),
-            ("POST from memory, delegate path", Request(method: .post, url: server.url("/post"), body: .data(Data("hello".utf8)))),
-            ("POST from a file, sendfile path", Request(method: .post, url: server.url("/post"), body: try .file(file))),
-            (
-                "POST from a stream, async path",
-                Request(
-                    method: .post, url: server.url("/post"),
-                    body: .stream(length: 5) { [ByteBuffer(string: "hello")].async })
-            ),
-        ]
-        for (name, request) in requests {
-            let error = await expectCode(.transportFailed) {
-                try await transport.send(request, uploadProgress: nil)
+            let requests: [(String, Request)] = [
+                ("GET, delegate path", Request(url: server.url("/get"))),
+                ("POST from memory, delegate path", Request(method: .post, url: server.url("/post"), body: .data(Data("hello".utf8)))),
+                ("POST from a file, sendfile path", Request(method: .post, url: server.url("/post"), body: try .file(file))),
+                (
+                    "POST from a stream, async path",
+                    Request(
+                        method: .post, url: server.url("/post"),
+                        body: .stream(length: 5) {
+                            AsyncStream<ByteBuffer> { continuation in
+                                continuation.yield(ByteBuffer(string: "hello"))
+                                continuation.finish()
+                            }
+                        })
+                ),
+            ]
+            for (name, request) in requests {
+                let error = await expectCode(.transportFailed) {
+                    try await transport.send(request, uploadProgress: nil)
+                }
+                #expect(error != nil, "\(name)")
             }
-            #expect(error != nil, "\(name)")
-        }
-        try await server.shutdown()
-    }
-}
-
-extension Array where Element: Sendable {
-    /// The elements as an async sequence, for stream bodies in tests.
-    fileprivate var async: AsyncStream<Element> {
-        AsyncStream { continuation in
-            for element in self { continuation.yield(element) }
-            continuation.finish()
         }
     }
 }
