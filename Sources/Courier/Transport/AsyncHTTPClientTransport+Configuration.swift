@@ -20,6 +20,12 @@ extension AsyncHTTPClientTransport {
         /// Deadline for a whole exchange when the request sets none; nil means none.
         public var requestTimeout: TimeAmount?
         /// HTTP/2 where the server offers it over TLS (ALPN), else HTTP/1.1; false forces HTTP/1.1.
+        ///
+        /// Only requests without a body ride HTTP/2: a request with a body always goes over
+        /// HTTP/1.1, whatever this says. AsyncHTTPClient 1.37 traps on a nil force unwrap when an
+        /// HTTP/2 server answers before the upload has ended and then resets the stream (RFC 9113
+        /// §8.1 allows both; nginx does it for `return`, 401, 413 and redirects): its issue 922.
+        /// HTTP/1.1 keeps the request until the upload ends, so the same answer is safe there.
         public var allowsHTTP2: Bool = true
         /// A forward proxy for every request, or nil.
         public var proxy: HTTPClient.Configuration.Proxy?
@@ -35,8 +41,12 @@ extension AsyncHTTPClientTransport {
         public init() {}
 
         /// The client configuration; `appliesReadTimeout: false` leaves AsyncHTTPClient's own read
-        /// timeout off, for the delegate path, whose `StreamingResponseDelegate` enforces ``readTimeout``.
-        func makeClientConfiguration(appliesReadTimeout: Bool = true) -> HTTPClient.Configuration {
+        /// timeout off, for the delegate path, whose `StreamingResponseDelegate` enforces ``readTimeout``;
+        /// `http1Only` keeps the client off HTTP/2 whatever ``allowsHTTP2`` says (the clients that
+        /// carry request bodies, see ``allowsHTTP2``).
+        func makeClientConfiguration(appliesReadTimeout: Bool = true, http1Only: Bool = false)
+            -> HTTPClient.Configuration
+        {
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tlsConfiguration,
                 redirectConfiguration: .disallow,
@@ -46,7 +56,7 @@ extension AsyncHTTPClientTransport {
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: proxy,
                 decompression: decompressesResponses ? .enabled(limit: .none) : .disabled)
-            configuration.httpVersion = allowsHTTP2 ? .automatic : .http1Only
+            configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
             // AsyncHTTPClient takes the process's bootstrapped tracer when its configuration is
             // made. With none bootstrapped that is swift-distributed-tracing's no-op tracer,

@@ -37,13 +37,18 @@ extension AsyncHTTPClientTransport {
     /// there is one, is watched and closed with that attempt.
     ///
     /// As on the async path, a request whose pooled keep-alive connection turned out to be closed
-    /// before anything went out (`ioOnClosedChannel`) is sent once more on a fresh connection.
+    /// before anything went out (`ioOnClosedChannel`) is sent once more on a fresh connection. A
+    /// request whose HTTP/2 stream the server retired before answering (``RetiredStream``) is sent
+    /// again, up to ``RetiredStream/maximumResends`` times; the pool no longer picks a connection
+    /// that received GOAWAY, so the resend goes out on another one.
     func sendThroughDelegate(
-        _ request: Request, deadline: NIODeadline?, uploadProgress: (@Sendable (Int64) -> Void)?,
+        _ request: Request, via client: HTTPClient, deadline: NIODeadline?,
+        uploadProgress: (@Sendable (Int64) -> Void)?,
         makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
         var mayResend = request.body.isReplayable
+        var retiredResends = 0
         while true {
             let (body, fileBody) = try makeBody()
             let delegate = StreamingResponseDelegate(
@@ -53,14 +58,17 @@ extension AsyncHTTPClientTransport {
                 let outgoing = try HTTPClient.Request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields), body: body)
-                task = delegateClient.execute(
+                task = client.execute(
                     request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
             } catch {
                 fileBody?.close()
                 throw Self.courierError(from: error, url: url)
             }
             fileBody?.attach(to: task)
-            ExchangeCancellation.scope?.register(cancelExchange: { task.cancel() })
+            ExchangeCancellation.scope?.register(cancelExchange: {
+                delegate.noteCancelledByCourier()
+                task.cancel()
+            })
             if isShutDown {
                 // A client that is shutting down hands back a task that has already failed
                 // without telling its delegate; the delegate watches the task itself otherwise
@@ -71,9 +79,18 @@ extension AsyncHTTPClientTransport {
 
             let responseHead: HTTPResponseHead
             do {
-                responseHead = try await delegate.head(onCancel: { task.cancel() })
+                responseHead = try await delegate.head(onCancel: {
+                    delegate.noteCancelledByCourier()
+                    task.cancel()
+                })
             } catch let error as ChannelError where error == .ioOnClosedChannel && mayResend {
                 mayResend = false
+                continue
+            } catch where retiredResends < RetiredStream.maximumResends && request.body.isReplayable
+                && (RetiredStream(error)?.allowsResend(of: request.method) == true
+                    || isUnsentOnAClosingConnection(error, delegate: delegate))
+            {
+                retiredResends += 1
                 continue
             } catch {
                 task.cancel()
@@ -92,6 +109,17 @@ extension AsyncHTTPClientTransport {
                     }
                 }))
         }
+    }
+}
+
+extension AsyncHTTPClientTransport {
+    /// True when AsyncHTTPClient reported `cancelled` for an exchange that nobody cancelled: the
+    /// pool handed the request to an HTTP/2 connection just as a GOAWAY closed it, and the
+    /// request failed before a stream was made, so nothing was written (1.37's
+    /// `HTTP2Connection`: `executeRequest` and stream creation on a closing connection).
+    func isUnsentOnAClosingConnection(_ error: any Error, delegate: StreamingResponseDelegate) -> Bool {
+        guard let error = error as? HTTPClientError, error == .cancelled else { return false }
+        return !delegate.wasCancelledByCourier && !isShutDown && !Task.isCancelled
     }
 }
 

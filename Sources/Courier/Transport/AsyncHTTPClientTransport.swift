@@ -8,7 +8,10 @@ import NIOPosix
 
 /// The default ``Transport``: AsyncHTTPClient 1.37, with its own redirect following turned off.
 ///
-/// Owns its `HTTPClient`; call ``shutdown()`` once done. A body whose length is known goes out
+/// Owns its `HTTPClient`s. ``shutdown()`` closes them and waits; a transport dropped without it
+/// shuts them down in the background when it goes away, so it leaks no connection and never
+/// trips AsyncHTTPClient's check for a client freed un-shut. ``shared`` is one that is never
+/// shut down, for code that wants no lifetime to manage. A body whose length is known goes out
 /// with `Content-Length` (multipart forms and files always are), and chunked only when the
 /// length is unknown. Over plain HTTP, a body with file parts (``RequestBody/segments``) goes
 /// out with sendfile(2) through AsyncHTTPClient's delegate API (see `FileRegionBody`); every
@@ -18,36 +21,83 @@ import NIOPosix
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    /// The async API's client: streamed bodies and downloads, with AsyncHTTPClient's read timeout.
+    /// The async API's client, for streamed request bodies, with AsyncHTTPClient's read timeout.
+    /// HTTP/1.1 only: it carries nothing but bodies (see ``Configuration/allowsHTTP2``).
     let client: HTTPClient
-    /// The delegate API's client (sendfile uploads, in-memory exchanges), without AsyncHTTPClient's
-    /// read timeout: that re-arms a timer on every response part, and ``StreamingResponseDelegate``
-    /// enforces the same bound with one timer per exchange. A separate connection pool, so
-    /// ``Configuration/maximumConnectionsPerHost`` applies to each of the two.
+    /// The delegate API's client (requests without a body, in-memory bodies and sendfile uploads
+    /// over plain HTTP), without AsyncHTTPClient's read timeout: that re-arms a timer on every
+    /// response part, and ``StreamingResponseDelegate`` enforces the same bound with one timer per
+    /// exchange. A separate connection pool, so ``Configuration/maximumConnectionsPerHost``
+    /// applies to each client.
     let delegateClient: HTTPClient
+    /// The delegate API's client for in-memory bodies over TLS: HTTP/1.1 only, so that no body
+    /// rides an HTTP/2 stream (``Configuration/allowsHTTP2`` says why). The same client as
+    /// ``delegateClient`` when HTTP/2 is off anyway.
+    let bodyDelegateClient: HTTPClient
     /// Set as ``shutdown()`` begins, before either client is told.
     private let shutDown = NIOLockedValueBox(false)
+
+    /// True for ``shared``, which refuses ``shutdown()``.
+    private let isShared: Bool
 
     /// True once ``shutdown()`` has begun.
     var isShutDown: Bool { shutDown.withLockedValue { $0 } }
 
     /// Makes a transport with its own `HTTPClient`s on the shared NIO event loop group.
-    public init(configuration: Configuration = Configuration()) {
+    ///
+    /// Call ``shutdown()`` to close its connections and wait for that; or just drop it, and they
+    /// are closed in the background once no request is using it.
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, isShared: false)
+    }
+
+    init(configuration: Configuration, isShared: Bool) {
+        self.isShared = isShared
         self.configuration = configuration
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            configuration: configuration.makeClientConfiguration())
-        self.delegateClient = HTTPClient(
+            configuration: configuration.makeClientConfiguration(http1Only: true))
+        let delegateClient = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: configuration.makeClientConfiguration(appliesReadTimeout: false))
+        self.delegateClient = delegateClient
+        self.bodyDelegateClient =
+            configuration.allowsHTTP2
+            ? HTTPClient(
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                configuration: configuration.makeClientConfiguration(appliesReadTimeout: false, http1Only: true))
+            : delegateClient
     }
 
-    /// Closes all connections; requests still running fail with `.cancelled` or `.transportFailed`.
-    /// - Throws: ``CourierError`` `.transportFailed` when AsyncHTTPClient reports an unclean shutdown.
+    /// Every distinct client this transport owns, for shutting them down.
+    var ownedClients: [HTTPClient] {
+        bodyDelegateClient === delegateClient ? [client, delegateClient] : [client, delegateClient, bodyDelegateClient]
+    }
+
+    deinit {
+        // Dropped without shutdown(): AsyncHTTPClient traps in debug builds when a client it was
+        // never told to shut down is freed, and otherwise keeps its connections open. Each client
+        // is told without waiting; its shutdown holds it alive until its connections are closed.
+        // (shared is a global, never freed; after shutdown() there is nothing left to do.)
+        guard !isShutDown else { return }
+        for client in ownedClients {
+            client.shutdown(queue: .global()) { _ in }
+        }
+    }
+
+    /// Closes all connections and waits until they are closed; requests still running fail with
+    /// `.cancelled` or `.transportFailed`, and later sends with `.transportFailed`.
+    /// - Throws: ``CourierError`` `.transportFailed` when AsyncHTTPClient reports an unclean
+    ///   shutdown; `.shutdownUnsupported` on ``shared``, which stays up.
     public func shutdown() async throws {
+        guard !isShared else {
+            throw CourierError(
+                .shutdownUnsupported,
+                "AsyncHTTPClientTransport.shared serves the whole process and is never shut down; make a transport of your own to control its lifetime")
+        }
         shutDown.withLockedValue { $0 = true }
         var failure: (any Error)?
-        for client in [client, delegateClient] {
+        for client in ownedClients {
             do {
                 try await client.shutdown()
             } catch let error as HTTPClientError where error == .alreadyShutdown {
@@ -79,7 +129,10 @@ public final class AsyncHTTPClientTransport: Transport {
             deadline = nil
         }
         if let segments = Self.sendfileSegments(of: request) {
-            return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
+            // Plain HTTP only, where AsyncHTTPClient never speaks HTTP/2.
+            return try await sendThroughDelegate(
+                request, via: delegateClient, deadline: deadline, uploadProgress: uploadProgress
+            ) {
                 let body = try FileRegionBody(segments: segments)
                 return (body.makeBody(), body)
             }
@@ -90,7 +143,10 @@ public final class AsyncHTTPClientTransport: Transport {
         // again, and its idle-read timer replaces AsyncHTTPClient's per-read timer re-arm.
         // Measured on 1 GiB downloads: 1.36× curl -o instead of 0.80×, 62k allocations instead of 103k.
         if let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
-            return try await sendThroughDelegate(request, deadline: deadline, uploadProgress: uploadProgress) {
+            return try await sendThroughDelegate(
+                request, via: delegateClient(for: request, carrying: bytes), deadline: deadline,
+                uploadProgress: uploadProgress
+            ) {
                 (bytes.map { .byteBuffer($0) }, nil)
             }
         }
@@ -139,6 +195,22 @@ public final class AsyncHTTPClientTransport: Transport {
                     }
                 }
             }))
+    }
+
+    /// The delegate client for `request`: over TLS, where HTTP/2 may be negotiated, the
+    /// HTTP/1.1-only one unless the request is idempotent and has no body bytes; else the shared
+    /// one. An empty body ends the request with its head, as no body does.
+    ///
+    /// So only idempotent requests without a body ride HTTP/2: no upload can reach
+    /// AsyncHTTPClient's early-answer trap (``Configuration/allowsHTTP2``), and every request
+    /// whose stream a retiring connection cancels may be sent again (``RetiredStream``).
+    private func delegateClient(for request: Request, carrying bytes: ByteBuffer?) -> HTTPClient {
+        guard bodyDelegateClient !== delegateClient else { return delegateClient }
+        if request.method.isIdempotent, (bytes?.readableBytes ?? 0) == 0 { return delegateClient }
+        switch request.url.scheme?.lowercased() {
+        case "http", "http+unix", "unix": return delegateClient
+        default: return bodyDelegateClient
+        }
     }
 
     /// True when `request` goes through the delegate API, whose exchanges register with

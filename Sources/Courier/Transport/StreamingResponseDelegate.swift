@@ -40,6 +40,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         var idleTimer: NIOScheduledCallback?
         /// The exchange the idle timer fails; held only while the timer is armed.
         var idleTask: HTTPClient.Task<Void>?
+        /// Set before Courier itself cancels the exchange, so that a `cancelled` failure can be
+        /// told apart from one AsyncHTTPClient reports for a connection that was closing.
+        var cancelledByCourier = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -53,6 +56,16 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         self.uploadProgress = uploadProgress
         self.idleReadTimeout = idleReadTimeout
         self.sendsBody = sendsBody
+    }
+
+    /// Records that Courier (a caller's cancel, a deadline, a dropped body) cancels the exchange now.
+    func noteCancelledByCourier() {
+        state.withLockedValue { $0.cancelledByCourier = true }
+    }
+
+    /// True once ``noteCancelledByCourier()`` was called.
+    var wasCancelledByCourier: Bool {
+        state.withLockedValue { $0.cancelledByCourier }
     }
 
     /// True once the response ended, well or badly; a body dropped before then must cancel the request.
