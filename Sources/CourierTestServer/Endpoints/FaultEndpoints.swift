@@ -16,6 +16,9 @@ enum FaultEndpoints {
         case "drip-forever": return dripForever(request)
         case "content-disposition": return contentDisposition(request)
         case "flaky": return flaky(request)
+        case "early-answer": return earlyAnswer(request)
+        case "h2-reset", "h2-goaway":
+            return DiscardingBody(.error(.badRequest, "/fault/\(name) needs HTTP/2: start the server with tls and http2 and connect with h2"))
         default: return DiscardingBody(.error(.notFound, "no fault named \(name.debugDescription)"))
         }
     }
@@ -174,6 +177,44 @@ enum FaultEndpoints {
             return .json(document)
         }
     }
+}
+
+extension FaultEndpoints {
+    /// `/fault/early-answer?status=200&after=0`: answers `status` (200 "ok\n", as nginx's
+    /// `return 200 "ok\n"`; other codes "<code> <reason>\n") as soon as the head is in, or once
+    /// `after` request body bytes arrived, without reading the rest. Over HTTP/1 the connection
+    /// closes after the answer; over HTTP/2 the answer is followed by RST_STREAM(NO_ERROR)
+    /// while the client is still sending (RFC 9113 §8.1).
+    static func earlyAnswer(_ request: ServerRequest) -> any RequestBodyConsumer {
+        let code = request.queryInt("status") ?? 200
+        guard (200...599).contains(code) else {
+            return DiscardingBody(.error(.badRequest, "status must be 200-599, not \(code)"))
+        }
+        let status = HTTPResponseStatus(statusCode: code)
+        let plan = ResponsePlan.text(code == 200 ? "ok\n" : "\(code) \(status.reasonPhrase)\n", status: status)
+        let after = max(0, request.queryInt("after") ?? 0)
+        return after == 0 ? ImmediateAnswer(plan) : AnswerAfterBytes(limit: after, plan: plan)
+    }
+}
+
+/// Answers once `limit` request body bytes have arrived, without waiting for the rest; a body
+/// shorter than `limit` gets the same answer at its end.
+final class AnswerAfterBytes: RequestBodyConsumer {
+    private let limit: Int
+    private let plan: ResponsePlan
+    private var received = 0
+
+    init(limit: Int, plan: ResponsePlan) {
+        self.limit = limit
+        self.plan = plan
+    }
+
+    func consume(_ chunk: ByteBuffer) -> BodyVerdict {
+        received += chunk.readableBytes
+        return received >= limit ? .answerEarly(plan) : .proceed
+    }
+
+    func finish() -> ResponsePlan { plan }
 }
 
 /// Wraps a source and, instead of ending, cuts the connection.

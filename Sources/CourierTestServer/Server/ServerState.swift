@@ -84,6 +84,11 @@ final class ServerState: Sendable {
         guarded.withLockedValue { $0.statusGenerator.next() }
     }
 
+    /// Counts an HTTP/2 event (see the `http2…` fields of ``TestServerStats``).
+    func recordHTTP2(_ update: (inout TestServerStats) -> Void) {
+        guarded.withLockedValue { update(&$0.stats) }
+    }
+
     /// Marks the server as closing and hands back the connections to close.
     func beginShutdown() -> [any Channel] {
         guarded.withLockedValue { state in

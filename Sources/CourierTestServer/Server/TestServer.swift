@@ -44,13 +44,20 @@ public final class TestServer: Sendable {
     ///   - host: the address to bind: `127.0.0.1` (default), `::1`, or any local address.
     ///   - port: the port; 0 picks a free ephemeral port.
     ///   - tls: serve HTTPS with this context when given.
+    ///   - http2: also speak HTTP/2 (with `tls` only) to clients that offer `h2` by ALPN; the
+    ///     context must offer it too (``makeTLSContext(certificateChain:privateKey:)`` does).
+    ///     See ``HTTP2Options`` for connection retirement and the `/fault/h2-…` endpoints.
     ///   - logRequests: print one line per request to standard error.
     ///   - eventLoopGroup: the loops to run on; NIO's shared singleton group by default.
-    /// - Throws: NIO's error when the address cannot be bound.
+    /// - Throws: ``TestServerConfigurationError`` for `http2` without `tls`; NIO's error when
+    ///   the address cannot be bound.
     public static func start(
-        host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil, logRequests: Bool = false,
-        eventLoopGroup: (any EventLoopGroup)? = nil
+        host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil, http2: HTTP2Options? = nil,
+        logRequests: Bool = false, eventLoopGroup: (any EventLoopGroup)? = nil
     ) async throws -> TestServer {
+        if http2 != nil && tls == nil {
+            throw TestServerConfigurationError(description: "HTTP/2 needs TLS: pass a context that offers ALPN h2 as tls")
+        }
         let scheme = tls == nil ? "http" : "https"
         let state = ServerState(logRequests: logRequests, scheme: scheme)
         let router = Router()
@@ -62,7 +69,10 @@ public final class TestServer: Sendable {
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 1024 * 1024))
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                if let tls, let http2 {
+                    return HTTP2ConnectionSetup.configure(channel, tls: tls, options: http2, server: state, router: router)
+                }
+                return channel.eventLoop.makeCompletedFuture {
                     let handlers = channel.pipeline.syncOperations
                     if let tls {
                         try handlers.addHandler(NIOSSLServerHandler(context: tls))

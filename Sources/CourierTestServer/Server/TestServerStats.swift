@@ -61,3 +61,19 @@ public struct TestServerStats: Sendable {
     /// How many heads ``recentRequestHeads`` keeps.
     public static let recentHeadLimit = 100
 }
+
+    // HTTP/2 (a server started with `http2:`). Streams also count in ``requestsReceived`` and
+    // ``requestsServed``; every figure is recorded before the frame it describes is written.
+
+    /// Connections that negotiated `h2` by ALPN (each also counts in ``connectionsAccepted``).
+    public var http2ConnectionsOpened = 0
+    /// Streams whose request head the server took up (at or below any GOAWAY's last-stream-id).
+    public var http2StreamsAccepted = 0
+    /// Streams answered with a response that ended with END_STREAM.
+    public var http2StreamsServed = 0
+    /// RST_STREAM frames the server sent, whatever the code (the NO_ERROR after an early answer too).
+    public var http2StreamsReset = 0
+    /// Of ``http2StreamsReset``, those with REFUSED_STREAM.
+    public var http2StreamsRefused = 0
+    /// GOAWAY frames the server sent (retirement after N streams, or a fault).
+    public var http2GoAwaysSent = 0

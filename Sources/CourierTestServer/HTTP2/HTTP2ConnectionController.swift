@@ -1,0 +1,111 @@
+import NIOCore
+import NIOHTTP2
+
+/// Runs one HTTP/2 connection's lifetime, after NIOHTTP2's handler in the connection pipeline:
+/// admits streams, retires the connection after N of them (nginx's `keepalive_requests`), sends
+/// the GOAWAYs faults ask for, and closes the connection once the streams a GOAWAY kept have
+/// finished.
+///
+/// Stream handlers call it directly; they run on the connection's event loop.
+final class HTTP2ConnectionController: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private let server: ServerState
+    private let streamLimit: Int?
+    private var context: ChannelHandlerContext?
+    private var admitted = 0
+    private var openStreams: Set<HTTP2StreamID> = []
+    /// The last-stream-id of the GOAWAY sent, if any; later GOAWAYs may only lower it.
+    private var goAwayLastStreamID: HTTP2StreamID?
+    private var isClosing = false
+
+    init(server: ServerState, streamLimit: Int?) {
+        self.server = server
+        self.streamLimit = streamLimit
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Connection-level frames (SETTINGS, PING, the client's GOAWAY) need nothing from us.
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isClosing = true
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // NIOHTTP2 has already answered a protocol error with GOAWAY; TLS and socket errors
+        // leave nothing worth keeping.
+        context.close(promise: nil)
+    }
+
+    // MARK: - Streams
+
+    func streamOpened(_ id: HTTP2StreamID) {
+        openStreams.insert(id)
+    }
+
+    func streamClosed(_ id: HTTP2StreamID) {
+        openStreams.remove(id)
+        closeIfDrained()
+    }
+
+    /// Takes up the stream whose request head just arrived, or refuses it (returns false) when
+    /// it is above a GOAWAY's last-stream-id: NIOHTTP2 may already have handed over frames of
+    /// streams that the GOAWAY then dropped. Admitting the Nth stream of a retiring connection
+    /// sends the GOAWAY that names it the last.
+    func admit(_ id: HTTP2StreamID) -> Bool {
+        if let last = goAwayLastStreamID, id > last { return false }
+        guard !isClosing else { return false }
+        admitted += 1
+        if let streamLimit, admitted >= streamLimit, goAwayLastStreamID == nil {
+            goAway(lastStreamID: id, code: .noError)
+        }
+        return true
+    }
+
+    /// Sends GOAWAY. NO_ERROR lets the streams at or below `lastStreamID` finish before the
+    /// connection closes; any other code closes it right after the GOAWAY is written. NIOHTTP2
+    /// drops the streams above `lastStreamID` at once, unanswered.
+    func goAway(lastStreamID: HTTP2StreamID, code: HTTP2ErrorCode) {
+        guard let context, !isClosing else { return }
+        let last = min(lastStreamID, goAwayLastStreamID ?? lastStreamID)
+        goAwayLastStreamID = last
+        server.recordHTTP2 { $0.http2GoAwaysSent += 1 }
+        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: code, opaqueData: nil))
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        if code == .noError {
+            closeIfDrained()
+        } else {
+            closeAfterFlushing()
+        }
+    }
+
+    /// Closes a connection that sent GOAWAY once no stream it kept is still open.
+    private func closeIfDrained() {
+        guard let last = goAwayLastStreamID, !isClosing, !openStreams.contains(where: { $0 <= last }) else { return }
+        closeAfterFlushing()
+    }
+
+    /// Closes once everything written so far has reached the socket: the PING's write completes
+    /// only after the frames before it.
+    private func closeAfterFlushing() {
+        guard let context, !isClosing else { return }
+        isClosing = true
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let ping = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 0x436F_7572_6965_7221), ack: false))
+        context.writeAndFlush(wrapOutboundOut(ping), promise: written)
+        written.futureResult.assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+}
