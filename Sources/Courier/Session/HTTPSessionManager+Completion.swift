@@ -88,20 +88,40 @@ extension HTTPSessionManager {
         uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         completion: @escaping Completion
     ) -> SessionTask? {
+        start(
+            path, kind: .data, serializer: configuredSerializer, uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress, completion: completion
+        ) {
+            try self.request(method, path, parameters: parameters, headers: headers)
+        }
+    }
+
+    /// The completion-handler form of the generic path: builds the request with `build`
+    /// (a failure goes to `completion`, and no task is made), runs it as a data or an upload
+    /// task, and hands `completion` the response run through `serializer`.
+    func start<Serializer: ResponseSerializer>(
+        _ path: String, kind: SessionTask.Kind, serializer: Serializer, uploadProgress: ProgressHandler?,
+        downloadProgress: ProgressHandler?,
+        completion: @escaping @Sendable (Result<DataResponse<Serializer.SerializedObject>, CourierError>) -> Void,
+        build: () throws -> Request
+    ) -> SessionTask? {
         let request: Request
         do {
-            request = try self.request(method, path, parameters: parameters, headers: headers)
+            request = try build()
         } catch {
             completion(.failure(Self.asCourierError(error, path: path)))
             return nil
         }
-        let serializer = responseSerializer
-        let task = session.dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        let task =
+            kind == .upload
+            ? session.uploadTask(
+                withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
+            : session.dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
         Task {
             let outcome = await task.outcome()
             completion(
                 outcome.flatMap { response in
-                    Result { try Self.decode(response, with: serializer) }.mapError { Self.asCourierError($0, path: path) }
+                    Result { try Self.serialize(response, with: serializer) }.mapError { Self.asCourierError($0, path: path) }
                 })
         }
         task.resume()

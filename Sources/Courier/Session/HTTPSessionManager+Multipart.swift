@@ -1,45 +1,63 @@
 import Foundation
 
 /// Multipart uploads, as AFHTTPSessionManager's `POST:parameters:constructingBodyWithBlock:`.
+///
+/// The async forms are `nonisolated(nonsending)` (SE-0461): they run `constructingBody` on the
+/// caller's actor, synchronously, before their first suspension, so the closure may read and
+/// write that actor's state (a `@MainActor` view model's fields, say) and is never sent to
+/// another actor. The upload and the decoding of the response then run off the caller's actor.
 extension HTTPSessionManager {
-    /// A `POST` request whose body is a streamed multipart form: `parameters` first, as text
-    /// fields (data values as raw bytes, null as empty), then whatever `constructingBody` appends.
-    /// The body is replayable, so redirects and retries resend it intact.
-    /// - Throws: ``CourierError`` from building the URL or headers, from the parameters, or the
-    ///   closure's error unchanged.
+    /// A `POST` request whose body is a streamed, replayable multipart form, made by the
+    /// request serializer's own builder
+    /// (``HTTPRequestSerializer/multipartFormRequest(method:urlString:parameters:boundary:constructingBody:)``),
+    /// so both agree: `parameters` first, as text fields (data values as raw bytes, null as
+    /// empty), then whatever `constructingBody` appends; `Content-Type` with the boundary and the
+    /// exact `Content-Length`; a form with no parts gives a request with no body, as AFNetworking.
+    ///
+    /// The builder is ``requestSerializer`` when that is an ``HTTPRequestSerializer``, the one
+    /// inside it for an ``HTTPBasedRequestSerializer`` (JSON, property list), and a default one
+    /// otherwise. `headers` are set last, over its defaults (as AFNetworking does), except
+    /// `Content-Length`, which only the form decides.
+    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader`, errors from the parameters or
+    ///   an invalid part (``MultipartFormData/validate()``), or the closure's error unchanged.
     public func multipartRequest(
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
         constructingBody: (inout MultipartFormData) throws -> Void
     ) throws -> Request {
-        var form = MultipartFormData()
-        if let parameters {
-            for pair in try QueryString.pairs(parameters) {
-                switch pair.value {
-                case .data(let data): form.append(data, name: pair.key)
-                case .null: form.append(Data(), name: pair.key)
-                default: form.append(pair.value.formText ?? "", name: pair.key)
-                }
-            }
+        let url = try url(for: path)
+        let builder = Self.httpSerializer(in: requestSerializer) ?? HTTPRequestSerializer()
+        var request = try builder.multipartFormRequest(
+            method: .post, urlString: url.absoluteString, parameters: parameters, constructingBody: constructingBody)
+        for (name, value) in headers.sorted(by: { $0.key < $1.key })
+        where name.caseInsensitiveCompare("Content-Length") != .orderedSame {
+            try request.setValue(value, forHTTPHeaderField: name)
         }
-        try constructingBody(&form)
-        try form.validate()
-        var request = try request(.post, path, parameters: nil, headers: headers)
-        request.body = .source(form)
-        try request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         return request
     }
 
-    /// Posts a multipart form built by `constructingBody`; `uploadProgress` counts body bytes sent.
-    /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func post(
+    /// Posts a multipart form built by `constructingBody`; the response decoded by
+    /// ``responseSerializer``. `uploadProgress` counts body bytes sent.
+    /// - Throws: as ``multipartRequest(_:parameters:headers:constructingBody:)``, then
+    ///   ``CourierError`` from sending or decoding.
+    public nonisolated(nonsending) func post(
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
         constructingBody: (inout MultipartFormData) throws -> Void, uploadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<any Sendable> {
         let request = try multipartRequest(path, parameters: parameters, headers: headers, constructingBody: constructingBody)
-        let task = session.uploadTask(withStreamedRequest: request, progress: uploadProgress)
-        task.resume()
-        let response = try await task.response()
-        return try Self.decode(response, with: responseSerializer)
+        return try await upload(request, serializer: configuredSerializer, progress: uploadProgress)
+    }
+
+    /// Posts a multipart form built by `constructingBody`; the response's JSON decoded as `type`
+    /// (see ``get(_:parameters:as:headers:decoder:downloadProgress:)`` for how it is checked).
+    /// - Throws: as ``post(_:parameters:headers:constructingBody:uploadProgress:)``, with the
+    ///   typed verbs' response errors.
+    public nonisolated(nonsending) func post<Value: Decodable & Sendable>(
+        _ path: String, parameters: Parameters? = nil, as type: Value.Type, headers: [String: String] = [:],
+        constructingBody: (inout MultipartFormData) throws -> Void, decoder: JSONDecoder = JSONDecoder(),
+        uploadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<Value> {
+        let request = try multipartRequest(path, parameters: parameters, headers: headers, constructingBody: constructingBody)
+        return try await upload(request, serializer: Self.decoding(type, with: decoder), progress: uploadProgress)
     }
 
     /// The completion-handler form of ``post(_:parameters:headers:constructingBody:uploadProgress:)``.
@@ -49,23 +67,20 @@ extension HTTPSessionManager {
         constructingBody: (inout MultipartFormData) throws -> Void, uploadProgress: ProgressHandler? = nil,
         completion: @escaping Completion
     ) -> SessionTask? {
-        let request: Request
-        do {
-            request = try multipartRequest(path, parameters: parameters, headers: headers, constructingBody: constructingBody)
-        } catch {
-            completion(.failure(Self.asCourierError(error, path: path)))
-            return nil
+        start(
+            path, kind: .upload, serializer: configuredSerializer, uploadProgress: uploadProgress,
+            downloadProgress: nil, completion: completion
+        ) {
+            try multipartRequest(path, parameters: parameters, headers: headers, constructingBody: constructingBody)
         }
-        let serializer = responseSerializer
-        let task = session.uploadTask(withStreamedRequest: request, progress: uploadProgress)
-        Task {
-            let outcome = await task.outcome()
-            completion(
-                outcome.flatMap { response in
-                    Result { try Self.decode(response, with: serializer) }.mapError { Self.asCourierError($0, path: path) }
-                })
-        }
+    }
+
+    /// Not `nonisolated(nonsending)`: from here on, decoding included, the work runs off the caller's actor.
+    func upload<Serializer: ResponseSerializer>(
+        _ request: Request, serializer: Serializer, progress: ProgressHandler?
+    ) async throws -> DataResponse<Serializer.SerializedObject> {
+        let task = session.uploadTask(withStreamedRequest: request, progress: progress)
         task.resume()
-        return task
+        return try Self.serialize(try await task.response(), with: serializer)
     }
 }

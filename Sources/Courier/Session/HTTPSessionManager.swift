@@ -93,15 +93,7 @@ public final class HTTPSessionManager: Sendable {
     ) throws -> Request {
         let serializer = requestSerializer
         var request = Request(method: method, url: try url(for: path))
-        let options: HTTPRequestSerializer?
-        if let http = serializer as? HTTPRequestSerializer {
-            options = http
-        } else if let based = serializer as? any HTTPBasedRequestSerializer {
-            options = based.httpSerializer
-        } else {
-            options = nil
-        }
-        if let options {
+        if let options = Self.httpSerializer(in: serializer) {
             request.timeoutInterval = options.timeoutInterval
             request.httpShouldHandleCookies = options.httpShouldHandleCookies
         }
@@ -111,7 +103,17 @@ public final class HTTPSessionManager: Sendable {
         return try serializer.serialize(request, parameters: parameters)
     }
 
-    // MARK: Verbs (async)
+    /// The ``HTTPRequestSerializer`` that holds `serializer`'s options and default headers:
+    /// itself, or the one inside an ``HTTPBasedRequestSerializer``; nil for other serializers.
+    static func httpSerializer(in serializer: any RequestSerializer) -> HTTPRequestSerializer? {
+        if let http = serializer as? HTTPRequestSerializer { return http }
+        return (serializer as? any HTTPBasedRequestSerializer)?.httpSerializer
+    }
+
+    // MARK: Verbs (async), decoded by the manager's response serializer
+    //
+    // A layer over the generic `send(_:_:parameters:headers:serializer:…)` that the typed verbs
+    // (HTTPSessionManager+Typed.swift) also use: the configured serializer, its type erased.
 
     /// `GET path` with `parameters` in the query; the body decoded by ``responseSerializer``.
     /// - Throws: ``CourierError`` from building, sending or decoding.
@@ -119,7 +121,9 @@ public final class HTTPSessionManager: Sendable {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
         downloadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<any Sendable> {
-        try await perform(.get, path, parameters: parameters, headers: headers, downloadProgress: downloadProgress)
+        try await send(
+            .get, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
+            downloadProgress: downloadProgress)
     }
 
     /// `HEAD path`; the response has no body.
@@ -127,7 +131,7 @@ public final class HTTPSessionManager: Sendable {
     public func head(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
         -> DataResponse<any Sendable>
     {
-        try await perform(.head, path, parameters: parameters, headers: headers)
+        try await send(.head, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
     }
 
     /// `POST path` with `parameters` in the body as the request serializer encodes them.
@@ -136,9 +140,9 @@ public final class HTTPSessionManager: Sendable {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
         uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<any Sendable> {
-        try await perform(
-            .post, path, parameters: parameters, headers: headers, uploadProgress: uploadProgress,
-            downloadProgress: downloadProgress)
+        try await send(
+            .post, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     /// `PUT path` with `parameters` in the body.
@@ -146,7 +150,7 @@ public final class HTTPSessionManager: Sendable {
     public func put(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
         -> DataResponse<any Sendable>
     {
-        try await perform(.put, path, parameters: parameters, headers: headers)
+        try await send(.put, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
     }
 
     /// `PATCH path` with `parameters` in the body.
@@ -154,7 +158,7 @@ public final class HTTPSessionManager: Sendable {
     public func patch(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
         -> DataResponse<any Sendable>
     {
-        try await perform(.patch, path, parameters: parameters, headers: headers)
+        try await send(.patch, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
     }
 
     /// `DELETE path` with `parameters` in the query.
@@ -162,7 +166,7 @@ public final class HTTPSessionManager: Sendable {
     public func delete(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
         -> DataResponse<any Sendable>
     {
-        try await perform(.delete, path, parameters: parameters, headers: headers)
+        try await send(.delete, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
     }
 
     /// Any verb, decoded by a serializer of the caller's, with a typed value.
@@ -198,18 +202,13 @@ public final class HTTPSessionManager: Sendable {
         return try await session.download(request, options: options, progress: progress, destination: destination)
     }
 
-    private func perform(
-        _ method: HTTPMethod, _ path: String, parameters: Parameters?, headers: [String: String],
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
-    ) async throws -> DataResponse<any Sendable> {
-        let request = try request(method, path, parameters: parameters, headers: headers)
-        let response = try await session.data(
-            for: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        return try Self.decode(response, with: responseSerializer)
-    }
+    /// ``responseSerializer`` as read now, for the generic path that every verb ends in.
+    var configuredSerializer: ErasedResponseSerializer { ErasedResponseSerializer(responseSerializer) }
 
-    static func decode(_ response: SessionResponse, with serializer: any ResponseSerializer) throws
-        -> DataResponse<any Sendable>
+    /// A finished exchange run through `serializer`: the one place a ``SessionResponse`` becomes a ``DataResponse``
+    /// outside ``SessionManager/data(for:serializer:uploadProgress:downloadProgress:)``.
+    static func serialize<Serializer: ResponseSerializer>(_ response: SessionResponse, with serializer: Serializer) throws
+        -> DataResponse<Serializer.SerializedObject>
     {
         let value = try serializer.serialize(request: response.request, response: response.response, data: response.data)
         return DataResponse(request: response.request, response: response.response, data: response.data, value: value)
