@@ -44,14 +44,20 @@ public struct RecordedRequestHead: Sendable, Equatable {
 }
 
 /// Counters a test can read to check what reached the server.
+///
+/// Every figure about a request is recorded before the first byte of its response is written,
+/// except ``requestsServed``, which is recorded before the last one: a client that has read a
+/// whole response finds it counted. A client's close reaches the server some time after the
+/// client closes, so ``connectionsOpen`` has to be polled (with a bound), not read once.
 public struct TestServerStats: Sendable {
     /// TCP connections accepted since start (or the last reset).
     public var connectionsAccepted = 0
-    /// Connections open right now.
+    /// Connections open right now, as far as the server has seen.
     public var connectionsOpen = 0
     /// Request heads received.
     public var requestsReceived = 0
-    /// Responses finished (fully written or deliberately cut by a fault).
+    /// Responses written in full, or cut short or malformed on purpose by a fault endpoint.
+    /// Requests closed or left without any answer are not counted.
     public var requestsServed = 0
     /// The most recent request head, for header assertions.
     public var lastRequestHead: RecordedRequestHead?
@@ -60,7 +66,6 @@ public struct TestServerStats: Sendable {
 
     /// How many heads ``recentRequestHeads`` keeps.
     public static let recentHeadLimit = 100
-}
 
     // HTTP/2 (a server started with `http2:`). Streams also count in ``requestsReceived`` and
     // ``requestsServed``; every figure is recorded before the frame it describes is written.
@@ -77,3 +82,4 @@ public struct TestServerStats: Sendable {
     public var http2StreamsRefused = 0
     /// GOAWAY frames the server sent (retirement after N streams, or a fault).
     public var http2GoAwaysSent = 0
+}
