@@ -103,7 +103,7 @@ struct RequestAssembler {
     }
 }
 
-extension JSONValue {
+extension OrderedJSON {
     /// The top-level object as ``Parameters`` for the JSON serializer.
     var parameters: Parameters {
         guard case .object(let members) = self else { return [:] }

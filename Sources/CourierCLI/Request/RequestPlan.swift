@@ -20,7 +20,7 @@ struct RequestPlan: Sendable {
     /// A data field's value: text, or (JSON only) a raw JSON value.
     enum FieldValue: Sendable, Equatable {
         case text(String)
-        case json(JSONValue)
+        case json(OrderedJSON)
     }
 
     /// A data field with the item it came from.
