@@ -21,7 +21,9 @@ public final class HTTPSessionManager: Sendable {
         var response: any ResponseSerializer = JSONResponseSerializer()
     }
 
-    /// Makes a manager on a new ``SessionManager`` with its own transport.
+    /// Makes a manager on a new ``SessionManager``, sending through `transport` or, when nil,
+    /// ``AsyncHTTPClientTransport/shared``. Drop it when done; see ``SessionManager`` for the
+    /// lifetime rules.
     public init(
         baseURL: URL? = nil, configuration: SessionManager.Configuration = SessionManager.Configuration(),
         transport: (any Transport)? = nil, interceptor: (any RequestInterceptor)? = nil,
@@ -52,8 +54,9 @@ public final class HTTPSessionManager: Sendable {
         set { serializers.withLockedValue { $0.response = newValue } }
     }
 
-    /// Cancels running tasks and shuts the session's own transport down.
-    /// - Throws: ``CourierError`` `.transportFailed` when the transport does not shut down cleanly.
+    /// Cancels the session's running tasks and waits for them to end (``SessionManager/shutdown()``);
+    /// not needed before dropping the manager.
+    /// - Throws: as ``SessionManager/shutdown()``.
     public func shutdown() async throws {
         try await session.shutdown()
     }
