@@ -47,6 +47,15 @@ struct TypedVerbsTests {
 
     struct NoBody: Decodable, Sendable {}
 
+    /// Records whether it was decoded on the main queue, which runs the main actor's jobs.
+    struct QueueProbe: Decodable, Sendable {
+        static let key = DispatchSpecificKey<Bool>()
+        static var onMainQueue: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+        var decodedOnMainQueue: Bool
+        init(from decoder: any Decoder) throws { decodedOnMainQueue = Self.onMainQueue }
+    }
+
     /// What the server echoes of a ``ComposerDraft``.
     struct DraftCopy: Decodable, Sendable, Equatable {
         var title: String
@@ -280,6 +289,21 @@ struct TypedVerbsTests {
         #expect((sentForm.value as? Courier.JSONValue)?["form"]?["title"] == "t")
         let got = try await manager.get("get", parameters: ["n": .init(model.partsAppended)], as: Echo<NoBody>.self)
         #expect(got.value.args == ["n": .one("1")])
+
+        // The closure runs here, on the main queue (the main actor's executor); the decoding does not.
+        DispatchQueue.main.setSpecific(key: QueueProbe.key, value: true)
+        var builtOnMainQueue = false
+        let probe = try await manager.post(
+            "post", as: QueueProbe.self,
+            constructingBody: { form in
+                builtOnMainQueue = QueueProbe.onMainQueue
+                form.append(model.note, name: "note")
+            })
+        #expect(QueueProbe.onMainQueue)
+        #expect(builtOnMainQueue)
+        #expect(probe.value.decodedOnMainQueue == false)
+        let jsonProbe = try await manager.post("post", json: model.draft, as: QueueProbe.self)
+        #expect(jsonProbe.value.decodedOnMainQueue == false)
 
         try await manager.shutdown()
         try await server.shutdown()
