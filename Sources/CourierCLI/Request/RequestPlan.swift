@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// What the command line asks to send, decided before any serializer runs: the method, the
@@ -42,6 +43,8 @@ struct RequestPlan: Sendable {
     enum RawBody: Sendable {
         case bytes(Data)
         case file(path: String)
+        /// Streamed from stdin (see ``StandardInput``).
+        case stdin(RequestBody)
     }
 
     var method: String
