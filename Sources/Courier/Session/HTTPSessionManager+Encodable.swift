@@ -5,8 +5,8 @@ import Foundation
 /// These take the caller's isolation (`isolation: isolated (any Actor)? = #isolation`, SE-0420;
 /// never passed by hand): they start on the caller's actor and encode the body there, before
 /// their first suspension, so a body that is not `Sendable` (a main-actor model, say) is never
-/// sent across actors. The exchange and the decoding of the
-/// response then run off that actor, in ``send(_:_:body:headers:serializer:uploadProgress:downloadProgress:)``.
+/// sent across actors. The exchange and the decoding of the response then run off that actor,
+/// in a nonisolated step that receives only the encoded bytes.
 extension HTTPSessionManager {
     /// `method path` with `body` as JSON, `Content-Type: application/json` unless `headers`
     /// names one, and the response run through `serializer`.
