@@ -46,11 +46,10 @@ public final class SessionManager: Sendable {
     public let eventMonitors: [any EventMonitor]
 
     /// The transport's whole-request deadline in seconds, for tasks whose request sets none;
-    /// worked out once here rather than by a dynamic cast on every task.
+    /// read once here from its ``TransportCapabilities``.
     let transportDeadlineSeconds: Double?
-    /// The transport when it is the default one, whose exchanges can be cancelled through an
-    /// ``ExchangeCancellationScope``; nil for any other transport.
-    private let scopedTransport: AsyncHTTPClientTransport?
+    /// The transport stops an exchange without a body through its ``ExchangeCancellation``.
+    private let cancelsBodylessExchangesThroughContext: Bool
     private let state: NIOLockedValueBox<State>
 
     private struct State {
@@ -69,9 +68,9 @@ public final class SessionManager: Sendable {
     ) {
         self.configuration = configuration
         self.transport = transport ?? AsyncHTTPClientTransport.shared
-        self.scopedTransport = self.transport as? AsyncHTTPClientTransport
-        self.transportDeadlineSeconds = scopedTransport?.configuration.requestTimeout
-            .map { Double($0.nanoseconds) / 1_000_000_000 }
+        let capabilities = self.transport.capabilities
+        self.transportDeadlineSeconds = capabilities.defaultTimeout?.seconds
+        self.cancelsBodylessExchangesThroughContext = capabilities.cancelsBodylessExchangesThroughContext
         self.interceptor = interceptor
         self.eventMonitors = eventMonitors
         self.state = NIOLockedValueBox(State())
@@ -244,14 +243,13 @@ public final class SessionManager: Sendable {
 
     /// Whether a data task for `request` can run on the caller's Swift task (saving a task and
     /// two thread hops per request): only when nothing in it waits on code that could be stopped
-    /// by cancelling a Swift task alone. So: the default transport, whose exchanges for a request
-    /// without a body (and the redirects that follow it, which never gain one) can be cancelled
-    /// through the task's ``ExchangeCancellationScope``; no interceptor (adapters, retriers and
-    /// their delays are the caller's code); and none of the hooks that suspend.
+    /// by cancelling a Swift task alone. So: a request without a body (the redirects that follow
+    /// it never gain one), on a transport that stops such exchanges through their
+    /// ``ExchangeCancellation`` (``TransportCapabilities/cancelsBodylessExchangesThroughContext``);
+    /// no interceptor (adapters, retriers and their delays are the caller's code); and none of
+    /// the hooks that suspend.
     private func runsOnCallersTask(_ request: Request) -> Bool {
-        guard interceptor == nil, request.body.isEmpty, let transport = scopedTransport,
-            transport.cancelsThroughScope(request)
-        else { return false }
+        guard interceptor == nil, cancelsBodylessExchangesThroughContext, request.body.isEmpty else { return false }
         // Read under the lock rather than through `hooks`, which copies every closure out.
         return state.withLockedValue { state in
             state.hooks.willPerformRedirection == nil && state.hooks.needNewBodyStream == nil

@@ -255,6 +255,30 @@ struct TypedVerbsTests {
         }
     }
 
+    @Test func theCompletionFormOfTheMultipartVerbUploadsThroughTheSameBuilder() async throws {
+        try await withManager { manager in
+            let kind = Slot<SessionTask.Kind>()
+            let result = await withCheckedContinuation { continuation in
+                let task = manager.post(
+                    "post", parameters: ["a": "b"], constructingBody: { form in form.append("text", name: "note") }
+                ) { continuation.resume(returning: $0) }
+                kind.value = task?.kind
+            }
+            let response = try result.get()
+            #expect(kind.value == .upload)
+            let json = try #require(response.value as? Courier.JSONValue)
+            #expect(json["form"] == ["a": "b", "note": "text"])
+            #expect(json["headers"]?["Content-Length"] == response.request.body.contentLength.map { .string(String($0)) })
+
+            let failed = await withCheckedContinuation { continuation in
+                _ = manager.post("post", constructingBody: { _ in throw CourierError(.invalidFile, "no") }) {
+                    continuation.resume(returning: $0)
+                }
+            }
+            #expect(throws: CourierError.self) { try failed.get() }
+        }
+    }
+
     @Test func perCallHeadersGoOverTheFormButNotItsLength() async throws {
         try await withManager { manager in
             let request = try manager.multipartRequest(

@@ -103,7 +103,7 @@ extension SessionTask {
             try commit()
             return try moveIntoPlace(file, head: head, download: download)
         } catch {
-            let failure = Self.courierError(error, url: request.url)
+            let failure = Self.transportError(error, url: request.url)
             let keep = failure.code == .cancelled && machine.withLockedValue { $0.wantsResumeData }
             let entityTag = head.value(forHTTPHeaderField: "ETag")
             let lastModified = head.value(forHTTPHeaderField: "Last-Modified")

@@ -12,7 +12,7 @@ extension SessionTask {
     /// deadline), which stops the transfer through the state machine unless the body was
     /// already committed; the transfer then unwinds and the machine reports `.timedOut`. A timer
     /// rather than a racing child task: arming and cancelling it costs no task and no thread hop.
-    func run(deadline: RequestDeadline?, onCallersTask: Bool) async {
+    func run(deadline: RequestDeadline?) async {
         let timer = deadline.map { deadline in
             MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
                 self.deadlinePassed()
@@ -20,19 +20,27 @@ extension SessionTask {
         }
         let result: Result<SessionResponse, CourierError>
         do {
-            result = .success(try await perform(onCallersTask: onCallersTask))
+            result = .success(try await perform(deadline: deadline))
         } catch {
-            result = .failure(Self.courierError(error, url: currentRequest.url))
+            result = .failure(Self.transportError(error, url: currentRequest.url))
         }
         timer?.cancel()
         finish(result)
     }
 
-    static func courierError(_ error: any Error, url: URL) -> CourierError {
-        AsyncHTTPClientTransport.courierError(from: error, url: url)
+    /// A transport's error as the task reports it: a ``CourierError`` as it is (transports map
+    /// their own errors), anything else as `.transportFailed` around it.
+    static func transportError(_ error: any Error, url: URL) -> CourierError {
+        if let error = error as? CourierError { return error }
+        let target = url.absoluteString
+        if error is CancellationError {
+            return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
+        }
+        return CourierError(
+            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target, underlyingError: error)
     }
 
-    private func perform(onCallersTask: Bool) async throws -> SessionResponse {
+    private func perform(deadline: RequestDeadline?) async throws -> SessionResponse {
         var state = AttemptState(request: originalRequest)
         while true {
             try await waitWhileSuspended()
@@ -40,9 +48,9 @@ extension SessionTask {
             let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
             let sent: TransportResponse
             do {
-                sent = try await send(outgoing, reportsUpload: reportsUpload, onCallersTask: onCallersTask)
+                sent = try await send(outgoing, reportsUpload: reportsUpload, deadline: deadline)
             } catch {
-                let failure = Self.courierError(error, url: outgoing.url)
+                let failure = Self.transportError(error, url: outgoing.url)
                 let stopping = Task.isCancelled || machine.withLockedValue { $0.mustStop }
                 let step = AttemptDecision.afterFailure(failure, sent: outgoing, rules: rules(), isStopping: stopping)
                 if case .consultRetrier = step,
@@ -109,7 +117,9 @@ extension SessionTask {
         return outgoing
     }
 
-    private func send(_ outgoing: Request, reportsUpload: Bool, onCallersTask: Bool) async throws
+    /// Sends one attempt; the exchange registers its cancel action with this task, which stops
+    /// it when the task is cancelled or runs out of time (see ``TaskStateMachine/Stop``).
+    private func send(_ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?) async throws
         -> TransportResponse
     {
         var uploadReporter: (@Sendable (Int64) -> Void)?
@@ -117,12 +127,9 @@ extension SessionTask {
             let bodyLength = outgoing.body.contentLength
             uploadReporter = { [weak self] sent in self?.reportUpload(completed: sent, total: bodyLength) }
         }
-        guard onCallersTask else { return try await manager.sendHandlingCookies(outgoing, uploadProgress: uploadReporter) }
-        // Bound around the send only, where the exchange is made: tasks that hooks start later
-        // must not inherit this task as their cancellation scope.
-        return try await ExchangeCancellation.$scope.withValue(self) {
-            try await manager.sendHandlingCookies(outgoing, uploadProgress: uploadReporter)
-        }
+        let context = ExchangeContext(
+            deadline: deadline?.instant, uploadProgress: uploadReporter, cancellation: ExchangeCancellation(target: self))
+        return try await manager.sendHandlingCookies(outgoing, context: context)
     }
 
     /// The redirect's next request once the hooks agree, or nil when one declined it.

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// Tasks start suspended; ``resume()`` starts them. ``suspend()`` pauses a running transfer
 /// before its next body chunk (the server is then held back by TCP flow control), ``cancel()``
 /// stops it, and ``response()`` waits for the outcome. All members are safe to call from any task.
-public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCancellationScope {
+public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCancellationTarget {
     /// What the task does with the response body.
     public enum Kind: Sendable, Hashable {
         /// Body kept in memory (capped).
@@ -94,7 +94,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         switch machine.withLockedValue({ $0.resume(deadline: deadline) }) {
         case .startWork:
             // Made outside the lock; a cancel that comes in before it is recorded is caught up with.
-            let work = Task { await self.run(deadline: deadline, onCallersTask: false) }
+            let work = Task { await self.run(deadline: deadline) }
             if machine.withLockedValue({ $0.workDidStart(work) }) { work.cancel() }
         case .openGates(let gates):
             // Outside the lock, so nothing a woken reader runs can re-enter it.
@@ -170,10 +170,15 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         for gate in stop.gates { gate.resume() }
     }
 
-    /// Keeps the way to stop the exchange in flight; calls it at once when the task is already stopping.
+    /// Keeps the way to stop the exchange in flight; calls it at once when the task is already
+    /// stopping. Reached through the ``ExchangeContext/cancellation`` the task hands its transport.
     func register(cancelExchange: @escaping @Sendable () -> Void) {
         if machine.withLockedValue({ $0.register(cancelExchange: cancelExchange) }) { cancelExchange() }
     }
+
+    func cancelThroughHandle() { cancel() }
+
+    var isCancelledThroughHandle: Bool { machine.withLockedValue { $0.stopRequested } }
 
     /// Runs the transfer on the calling Swift task rather than on a task of its own, and returns
     /// its outcome; only for a task nobody has resumed yet, whose every exchange registers its
@@ -187,7 +192,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         }
         for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
         await withTaskCancellationHandler {
-            await run(deadline: deadline, onCallersTask: true)
+            await run(deadline: deadline)
         } onCancel: {
             self.cancel()
         }
