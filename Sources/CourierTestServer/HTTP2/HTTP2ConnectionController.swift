@@ -19,6 +19,7 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
     /// The last-stream-id of the GOAWAY sent, if any; later GOAWAYs may only lower it.
     private var goAwayLastStreamID: HTTP2StreamID?
     private var isClosing = false
+    private var lingering: Scheduled<Void>?
 
     init(server: ServerState, streamLimit: Int?) {
         self.server = server
@@ -39,6 +40,8 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosing = true
+        lingering?.cancel()
+        lingering = nil
         context.fireChannelInactive()
     }
 
@@ -96,16 +99,27 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
         closeAfterFlushing()
     }
 
-    /// Closes once everything written so far has reached the socket: the PING's write completes
-    /// only after the frames before it.
+    /// Closes once everything written so far has reached the socket (the PING's write completes
+    /// only after the frames before it), lingering as nginx does: the output is shut (TLS
+    /// close_notify, then FIN) and the client's last frames are read until it closes, or for
+    /// ``lingerLimit`` at most. Closing at once with the client's frames unread would make the
+    /// kernel answer with a TCP reset, and the client's kernel may then throw away our last
+    /// frames before the client has read them.
     private func closeAfterFlushing() {
         guard let context, !isClosing else { return }
         isClosing = true
         let written = context.eventLoop.makePromise(of: Void.self)
         let ping = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 0x436F_7572_6965_7221), ack: false))
         context.writeAndFlush(wrapOutboundOut(ping), promise: written)
-        written.futureResult.assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            context.close(mode: .output, promise: nil)
+            lingering = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerLimit) {
+                context.close(promise: nil)
+            }
         }
     }
+
+    /// How long a closing connection waits for the client to close its side (nginx's
+    /// `lingering_timeout` default).
+    static let lingerLimit: TimeAmount = .seconds(5)
 }

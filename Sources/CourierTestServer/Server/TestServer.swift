@@ -4,8 +4,8 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// An in-process HTTP/1.1 server that answers as httpbin does, plus an upload sink and fault
-/// endpoints, for tests, `courier serve` and `courier demo`.
+/// An in-process HTTP/1.1 (and, over TLS, HTTP/2) server that answers as httpbin does, plus an
+/// upload sink and fault endpoints, for tests, `courier serve` and `courier demo`.
 ///
 /// Start one per test on an ephemeral loopback port, talk to ``baseURL``, and shut it down:
 ///
@@ -19,6 +19,19 @@ import NIOSSL
 /// /status/{codes}, /redirect-to, /redirect/{n}, /relative-redirect/{n}, /absolute-redirect/{n},
 /// /bytes/{n}, /stream-bytes/{n}, /range/{n}, /drip, /delay/{n}, /headers, /ip, /user-agent,
 /// /uuid, /upload, and /fault/… (see the README in this folder).
+///
+/// HTTP/2: start with a TLS context offering ALPN `h2` and ``HTTP2Options``, and clients that
+/// offer `h2` get HTTP/2 (every endpoint, per stream), the others HTTP/1.1:
+///
+/// ```swift
+/// let tls = try TestServer.makeTLSContext(certificateChain: [certificate], privateKey: key)
+/// let server = try await TestServer.start(tls: tls, http2: HTTP2Options(streamsPerConnection: 50))
+/// ```
+///
+/// `streamsPerConnection` retires each connection with GOAWAY after N streams, as nginx's
+/// `keepalive_requests` does. HTTP/2 faults: `/fault/early-answer` (answer, then
+/// RST_STREAM(NO_ERROR) mid-upload), `/fault/h2-reset?code=&when=`, `/fault/h2-goaway?last=`;
+/// the `http2…` fields of ``TestServerStats`` count connections, streams, resets and GOAWAYs.
 public final class TestServer: Sendable {
     /// The address the server listens on, such as `127.0.0.1` or `::1`.
     public let host: String

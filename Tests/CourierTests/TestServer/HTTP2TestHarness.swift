@@ -97,8 +97,8 @@ enum HTTP2TestHarness {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("courier-curl-\(UUID().uuidString)")
         let stdout = base.appendingPathExtension("out")
         let stderr = base.appendingPathExtension("err")
-        FileManager.default.createFile(atPath: stdout.path, contents: nil)
-        FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        try Data().write(to: stdout)
+        try Data().write(to: stderr)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = arguments
