@@ -24,11 +24,12 @@ struct CourierProcess {
         return try #require(found, "courier binary not found; build it first or set COURIER_BIN")
     }
 
-    /// Runs `courier arguments`, with stdin from `stdin` (or /dev/null), in `directory`.
+    /// Runs `courier arguments`, with stdin from `stdin` (or /dev/null), in `directory`; stdin is
+    /// a regular file unless `pipeStdin`, when the bytes are written into a pipe as it reads.
     /// Waits at most `limit` seconds, then kills the process and fails, so a hang cannot stall the suite.
     static func run(
-        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
-        limit: Double = 120
+        _ arguments: [String], stdin: Data? = nil, pipeStdin: Bool = false, environment: [String: String] = [:],
+        directory: URL? = nil, limit: Double = 120
     ) throws -> Result {
         let process = Process()
         process.executableURL = try executable()
@@ -53,8 +54,19 @@ struct CourierProcess {
         let inHandle = stdin == nil ? FileHandle(forReadingAtPath: "/dev/null") : try FileHandle(forReadingFrom: inURL)
         process.standardOutput = outHandle
         process.standardError = errHandle
-        process.standardInput = inHandle
+        let pipe = Pipe()
+        process.standardInput = pipeStdin ? pipe : inHandle
         try process.run()
+        if pipeStdin {
+            let writer = pipe.fileHandleForWriting
+            let bytes = stdin ?? Data()
+            Thread.detachNewThread {
+                // A broken pipe (courier exited early) must not kill the test process.
+                signal(SIGPIPE, SIG_IGN)
+                try? writer.write(contentsOf: bytes)
+                try? writer.close()
+            }
+        }
         let deadline = Date().addingTimeInterval(limit)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning {

@@ -89,6 +89,45 @@ import Testing
         }
     }
 
+    @Test func stdinStreamsChunkedFromAPipeAndWithALengthFromAFile() async throws {
+        try await withServer { _, base in
+            let payload = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
+            let digest = SHA256.hash(data: payload).map { String(format: "%02x", $0) }.joined()
+            let piped = try CourierProcess.run(["POST", "\(base)/upload"], stdin: payload, pipeStdin: true)
+            let pipedBody = try json(piped)
+            #expect(pipedBody["sha256"] as? String == digest)
+            #expect(pipedBody["transfer_encoding"] as? String == "chunked")
+            let file = try CourierProcess.run(["POST", "\(base)/upload"], stdin: payload)
+            let fileBody = try json(file)
+            #expect(fileBody["sha256"] as? String == digest)
+            #expect(fileBody["content_length"] as? String == "3000000")
+            let small = try CourierProcess.run(["POST", "\(base)/upload"], stdin: Data("short".utf8), pipeStdin: true)
+            #expect(try json(small)["content_length"] as? String == "5")
+            let empty = try CourierProcess.run(["\(base)/get", "a==1"], stdin: Data(), pipeStdin: true)
+            #expect(empty.status == 0, "\(empty.stderr)")
+            let verbose = try CourierProcess.run(["-v", "POST", "\(base)/upload"], stdin: payload, pipeStdin: true)
+            #expect(verbose.stdoutText.contains("NOTE: streamed body (stdin) not shown"))
+            #expect(verbose.stdoutText.contains(digest))
+        }
+    }
+
+    @Test func urlCredentialsAuthenticateAndStayOutOfMessages() async throws {
+        try await withServer { server, _ in
+            let authority = "ann:hunter2@127.0.0.1:\(server.port)"
+            let ok = try CourierProcess.run(["http://\(authority)/basic-auth/ann/hunter2"])
+            #expect(ok.status == 0, "\(ok.stderr)")
+            #expect(try json(ok)["authenticated"] as? Bool == true)
+            let overridden = try CourierProcess.run(["--check-status", "-a", "ann:wrong", "http://\(authority)/basic-auth/ann/hunter2"])
+            #expect(overridden.status == 4)
+            let verbose = try CourierProcess.run(["-v", "http://\(authority)/get"])
+            #expect(!verbose.stdoutText.contains("hunter2"))
+            #expect(verbose.stdoutText.contains("\"url\": \"http://127.0.0.1:\(server.port)/get\"") || verbose.stdoutText.contains("http://127.0.0.1:\(server.port)/get"))
+            let refused = try CourierProcess.run(["http://ann:hunter2@127.0.0.1:1/x"])
+            #expect(refused.status == 1)
+            #expect(!refused.stderr.contains("hunter2"), "\(refused.stderr)")
+        }
+    }
+
     @Test func printOptionsShowTheExchange() async throws {
         try await withServer { _, base in
             let verbose = try CourierProcess.run(["-v", "\(base)/post", "a=1"])

@@ -76,6 +76,30 @@ import Testing
         #expect(result.stdoutText.hasSuffix("\r\n\r\nhello"))
     }
 
+    @Test func shorthandsAndIPv6HostsStay() throws {
+        for (url, host) in [(":8080/x", "localhost:8080"), ("example.com", "example.com"), ("http://[::1]:81/", "[::1]:81"),
+            ("HTTPS://Example.com:443/", "example.com"), ("127.0.0.1:9/x", "127.0.0.1:9")] {
+            let result = try CourierProcess.run(["--offline", "--print=H", url])
+            #expect(result.status == 0, "\(url): \(result.stderr)")
+            #expect(result.stdoutText.lowercased().contains("host: \(host.lowercased())\r\n"), "\(url): \(result.stdoutText)")
+        }
+    }
+
+    @Test func urlCredentialsBecomeBasicAuthAndLeaveTheURL() throws {
+        let result = try CourierProcess.run(["--offline", "http://ann:p%40ss@x.org/basic-auth/ann/p@ss"])
+        #expect(result.status == 0)
+        // base64("ann:p@ss")
+        #expect(result.stdoutText.contains("Authorization: Basic YW5uOnBAc3M=\r\n"))
+        #expect(result.stdoutText.contains("Host: x.org\r\n"))
+        #expect(!result.stdoutText.contains("p%40ss@"))
+        let explicit = try CourierProcess.run(["--offline", "-a", "bob:pw", "http://ann:secret@x.org/"])
+        #expect(explicit.stdoutText.contains("Authorization: Basic Ym9iOnB3\r\n"))
+        #expect(!explicit.stdoutText.contains("secret"))
+        let header = try CourierProcess.run(["--offline", "http://ann:secret@x.org/", "Authorization:Bearer t"])
+        #expect(header.stdoutText.contains("Authorization: Bearer t\r\n"))
+        #expect(!header.stdoutText.contains("Basic"))
+    }
+
     @Test func chunkedShowsTransferEncoding() throws {
         let result = try CourierProcess.run(["--offline", "--print=H", "--chunked", "x.org", "a=1"])
         #expect(result.stdoutText.contains("Transfer-Encoding: chunked\r\n"))

@@ -24,6 +24,27 @@ import Testing
     @Test func fileFieldNeedsForm() throws { try expectError(["--offline", "x.org", "f@/etc/hostname"], "--form") }
     @Test func rawJSONNeedsJSON() throws { try expectError(["--offline", "-f", "x.org", "a:=1"], "\"a:=1\"") }
     @Test func badURL() throws { try expectError(["--offline", "ftp://x.org/"], "\"ftp://x.org/\"") }
+    @Test(arguments: [
+        ("ht!tp://bad url", "unknown scheme \"ht!tp\""),
+        ("htp://x", "unknown scheme \"htp\""),
+        ("http://exa mple.com", "\"exa mple.com\" is not a valid host name"),
+        ("http://[::1", "no closing"),
+        ("http://[::g]/", "not a valid IPv6 address"),
+        ("http://example.com:65536/", "the port \"65536\""),
+        ("example.com:99999", "the port \"99999\""),
+        ("http://:8080/", "the host is missing"),
+    ])
+    func badURLIsOneLineQuotingIt(url: String, fragment: String) throws {
+        try expectError(["--offline", "GET", url], "\"\(url)\"")
+        try expectError(["--offline", "GET", url], fragment)
+    }
+
+    @Test func urlPasswordIsRedactedInErrors() throws {
+        try expectError(["--offline", "htp://ann:hunter2@x.org/"], "\"htp://ann:<redacted>@x.org/\"")
+        let result = try CourierProcess.run(["--offline", "http://ann:hunter2@exa mple.org/"])
+        #expect(!result.stderr.contains("hunter2"))
+    }
+
     @Test func badPrint() throws { try expectError(["--offline", "--print=Hx", "x.org"], "--print") }
     @Test func badPretty() throws { try expectError(["--offline", "--pretty=loud", "x.org"], "--pretty") }
     @Test func unknownOption() throws { try expectError(["--nope", "x.org"], "--nope") }

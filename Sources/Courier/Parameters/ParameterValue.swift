@@ -9,7 +9,9 @@ public typealias Parameters = [String: ParameterValue]
 /// container (array, dictionary, set).
 ///
 /// Literals build values directly:
-/// `let parameters: Parameters = ["q": "swift", "page": 2, "tags": ["a", "b"], "flag": true]`.
+/// `let parameters: Parameters = ["q": "swift", "page": 2, "tags": ["a", "b"], "flag": true]`;
+/// variables go through `init(_:)`: `["q": .init(query), "page": .init(page)]` (Swift has no
+/// implicit conversions, so `["page": page]` with `page: Int` does not compile).
 /// How each case appears in a query string is described by ``QueryString/encode(_:)``.
 ///
 /// Not `indirect`: containers already hold their elements on the heap, so leaves sit inline

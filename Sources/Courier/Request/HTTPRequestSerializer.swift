@@ -108,16 +108,38 @@ public struct HTTPRequestSerializer: RequestSerializer {
 
     /// A request for `method` and `urlString` with this serializer's options and default headers,
     /// before any parameters: the start of every request it builds, and of multipart requests.
-    /// - Throws: ``CourierError`` `.invalidURL` quoting `urlString` when it is not a URL;
-    ///   `.invalidHeader` as ``applyDefaultHeaders(to:)``.
+    ///
+    /// Credentials in the URL (`http://user:password@host/`) become Basic authorization
+    /// (RFC 7617) unless a default `Authorization` header says otherwise, and are taken out of
+    /// the URL, so the user-info is never sent and no later message quoting the URL shows the
+    /// password (RFC 3986 §3.2.1 deprecates sending it).
+    /// - Throws: ``CourierError`` `.invalidURL` quoting `urlString`, password redacted, when it
+    ///   is not a URL; `.invalidHeader` as ``applyDefaultHeaders(to:)``.
     public func makeRequest(method: HTTPMethod, urlString: String) throws -> Request {
-        guard let url = URL(string: urlString) else {
-            throw CourierError(.invalidURL, "\"\(urlString)\" is not a valid URL", offendingInput: urlString)
+        guard let parsed = URL(string: urlString) else {
+            let shown = HeaderRedaction.redactingURLPasswords(in: urlString)
+            throw CourierError(.invalidURL, "\"\(shown)\" is not a valid URL", offendingInput: shown)
         }
+        let (url, credentials) = Self.splittingCredentials(from: parsed)
         var request = Request(
             method: method, url: url, timeoutInterval: timeoutInterval, httpShouldHandleCookies: httpShouldHandleCookies)
         try applyDefaultHeaders(to: &request)
+        if let credentials, request.headerFields[.authorization] == nil {
+            let encoded = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
+            request.headerFields[.authorization] = "Basic \(encoded)"
+        }
         return request
+    }
+
+    /// `url` without its user-info, and the percent-decoded user and password it held.
+    static func splittingCredentials(from url: URL) -> (URL, (user: String, password: String)?) {
+        guard url.user != nil || url.password != nil,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return (url, nil) }
+        let credentials = (user: components.user ?? "", password: components.password ?? "")
+        components.user = nil
+        components.password = nil
+        return (components.url ?? url, credentials)
     }
 
     /// A request for `method` and `urlString`, with `parameters` in the URL for

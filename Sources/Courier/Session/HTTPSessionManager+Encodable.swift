@@ -2,10 +2,11 @@ import Foundation
 
 /// Requests whose body is an `Encodable` value, written as JSON or as a URL-encoded form.
 ///
-/// These are `nonisolated(nonsending)` (SE-0461): they start on the caller's actor and encode
-/// the body there, before their first suspension, so a body that is not `Sendable` (a
-/// main-actor model, say) is never sent across actors. The exchange and the decoding of the
-/// response then run off that actor, in ``send(_:_:body:headers:serializer:uploadProgress:downloadProgress:)``.
+/// These take the caller's isolation (`isolation: isolated (any Actor)? = #isolation`, SE-0420;
+/// never passed by hand): they start on the caller's actor and encode the body there, before
+/// their first suspension, so a body that is not `Sendable` (a main-actor model, say) is never
+/// sent across actors. The exchange and the decoding of the response then run off that actor,
+/// in a nonisolated step that receives only the encoded bytes.
 extension HTTPSessionManager {
     /// `method path` with `body` as JSON, `Content-Type: application/json` unless `headers`
     /// names one, and the response run through `serializer`.
@@ -13,10 +14,11 @@ extension HTTPSessionManager {
     ///   non-string dictionary key; the `EncodingError` as `underlyingError`, its coding path as
     ///   `offendingInput`); an error thrown by `body`'s own `encode(to:)`, unchanged; otherwise
     ///   as ``send(_:_:parameters:headers:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func send<Serializer: ResponseSerializer>(
+    public func send<Serializer: ResponseSerializer>(
         _ method: HTTPMethod, _ path: String, json body: some Encodable, headers: [String: String] = [:],
         encoder: JSONEncoder = JSONEncoder(), serializer: Serializer,
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Serializer.SerializedObject> {
         let encoded = try EncodedBody(json: body, encoder: encoder, path: path)
         return try await send(
@@ -31,10 +33,11 @@ extension HTTPSessionManager {
     ///   dictionary); `.encodingFailed` for an `EncodingError`; an error of `body`'s own
     ///   `encode(to:)` or of a custom encoding closure, unchanged; otherwise as
     ///   ``send(_:_:parameters:headers:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func send<Serializer: ResponseSerializer>(
+    public func send<Serializer: ResponseSerializer>(
         _ method: HTTPMethod, _ path: String, form body: some Encodable, headers: [String: String] = [:],
         encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), serializer: Serializer,
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Serializer.SerializedObject> {
         let encoded = try EncodedBody(form: body, encoder: encoder, path: path)
         return try await send(
@@ -45,11 +48,11 @@ extension HTTPSessionManager {
     // MARK: Verbs decoded by the manager's response serializer
 
     /// `POST path` with `body` as JSON; the response decoded by ``responseSerializer``.
-    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func post(
+    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
+    public func post(
         _ path: String, json body: some Encodable, headers: [String: String] = [:],
         encoder: JSONEncoder = JSONEncoder(), uploadProgress: ProgressHandler? = nil,
-        downloadProgress: ProgressHandler? = nil
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
         try await send(
             .post, path, json: body, headers: headers, encoder: encoder, serializer: configuredSerializer,
@@ -57,27 +60,29 @@ extension HTTPSessionManager {
     }
 
     /// `PUT path` with `body` as JSON; the response decoded by ``responseSerializer``.
-    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func put(
-        _ path: String, json body: some Encodable, headers: [String: String] = [:], encoder: JSONEncoder = JSONEncoder()
+    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
+    public func put(
+        _ path: String, json body: some Encodable, headers: [String: String] = [:],
+        encoder: JSONEncoder = JSONEncoder(), isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
         try await send(.put, path, json: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
     }
 
     /// `PATCH path` with `body` as JSON; the response decoded by ``responseSerializer``.
-    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func patch(
-        _ path: String, json body: some Encodable, headers: [String: String] = [:], encoder: JSONEncoder = JSONEncoder()
+    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
+    public func patch(
+        _ path: String, json body: some Encodable, headers: [String: String] = [:],
+        encoder: JSONEncoder = JSONEncoder(), isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
         try await send(.patch, path, json: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
     }
 
     /// `POST path` with `body` as a URL-encoded form; the response decoded by ``responseSerializer``.
-    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func post(
+    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
+    public func post(
         _ path: String, form body: some Encodable, headers: [String: String] = [:],
         encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), uploadProgress: ProgressHandler? = nil,
-        downloadProgress: ProgressHandler? = nil
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
         try await send(
             .post, path, form: body, headers: headers, encoder: encoder, serializer: configuredSerializer,
@@ -85,19 +90,19 @@ extension HTTPSessionManager {
     }
 
     /// `PUT path` with `body` as a URL-encoded form; the response decoded by ``responseSerializer``.
-    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func put(
+    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
+    public func put(
         _ path: String, form body: some Encodable, headers: [String: String] = [:],
-        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder()
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
         try await send(.put, path, form: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
     }
 
     /// `PATCH path` with `body` as a URL-encoded form; the response decoded by ``responseSerializer``.
-    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func patch(
+    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
+    public func patch(
         _ path: String, form body: some Encodable, headers: [String: String] = [:],
-        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder()
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
         try await send(.patch, path, form: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
     }
@@ -116,7 +121,7 @@ extension HTTPSessionManager {
         return request
     }
 
-    /// Not `nonisolated(nonsending)`: everything from here on, decoding included, runs off the caller's actor.
+    /// Nonisolated, unlike its callers: everything from here on, decoding included, runs off the caller's actor.
     func send<Serializer: ResponseSerializer>(
         _ method: HTTPMethod, _ path: String, body: EncodedBody, headers: [String: String], serializer: Serializer,
         uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?

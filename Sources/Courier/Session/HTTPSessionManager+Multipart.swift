@@ -2,10 +2,10 @@ import Foundation
 
 /// Multipart uploads, as AFHTTPSessionManager's `POST:parameters:constructingBodyWithBlock:`.
 ///
-/// The async forms are `nonisolated(nonsending)` (SE-0461): they run `constructingBody` on the
-/// caller's actor, synchronously, before their first suspension, so the closure may read and
-/// write that actor's state (a `@MainActor` view model's fields, say) and is never sent to
-/// another actor. The upload and the decoding of the response then run off the caller's actor.
+/// The async forms take the caller's isolation (`isolation: isolated (any Actor)? = #isolation`,
+/// SE-0420; never passed by hand): they run `constructingBody` on the caller's actor,
+/// synchronously, before their first suspension, so the closure may read and write that
+/// actor's state (a `@MainActor` view model's fields, say) and is never sent to another actor. The upload and the decoding of the response then run off the caller's actor.
 extension HTTPSessionManager {
     /// A `POST` request whose body is a streamed, replayable multipart form, made by the
     /// request serializer's own builder
@@ -39,28 +39,31 @@ extension HTTPSessionManager {
     /// ``responseSerializer``. `uploadProgress` counts body bytes sent.
     /// - Throws: as ``multipartRequest(_:parameters:headers:constructingBody:)``, then
     ///   ``CourierError`` from sending or decoding.
-    public nonisolated(nonsending) func post(
+    public func post(
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        constructingBody: (inout MultipartFormData) throws -> Void, uploadProgress: ProgressHandler? = nil
+        constructingBody: (inout MultipartFormData) throws -> Void, uploadProgress: ProgressHandler? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
-        let request = try multipartRequest(path, parameters: parameters, headers: headers, constructingBody: constructingBody)
+        let request = try multipartRequest(
+            path, parameters: parameters, headers: headers, constructingBody: constructingBody)
         return try await upload(request, serializer: configuredSerializer, progress: uploadProgress)
     }
 
     /// Posts a multipart form built by `constructingBody`; the response's JSON decoded as `type`
     /// (see ``get(_:parameters:as:headers:decoder:downloadProgress:)`` for how it is checked).
-    /// - Throws: as ``post(_:parameters:headers:constructingBody:uploadProgress:)``, with the
+    /// - Throws: as ``post(_:parameters:headers:constructingBody:uploadProgress:isolation:)``, with the
     ///   typed verbs' response errors.
-    public nonisolated(nonsending) func post<Value: Decodable & Sendable>(
+    public func post<Value: Decodable & Sendable>(
         _ path: String, parameters: Parameters? = nil, as type: Value.Type, headers: [String: String] = [:],
         constructingBody: (inout MultipartFormData) throws -> Void, decoder: JSONDecoder = JSONDecoder(),
-        uploadProgress: ProgressHandler? = nil
+        uploadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
-        let request = try multipartRequest(path, parameters: parameters, headers: headers, constructingBody: constructingBody)
+        let request = try multipartRequest(
+            path, parameters: parameters, headers: headers, constructingBody: constructingBody)
         return try await upload(request, serializer: Self.decoding(type, with: decoder), progress: uploadProgress)
     }
 
-    /// The completion-handler form of ``post(_:parameters:headers:constructingBody:uploadProgress:)``.
+    /// The completion-handler form of ``post(_:parameters:headers:constructingBody:uploadProgress:isolation:)``.
     @discardableResult
     public func post(
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
@@ -75,7 +78,7 @@ extension HTTPSessionManager {
         }
     }
 
-    /// Not `nonisolated(nonsending)`: from here on, decoding included, the work runs off the caller's actor.
+    /// Nonisolated, unlike its callers: from here on, decoding included, the work runs off the caller's actor.
     func upload<Serializer: ResponseSerializer>(
         _ request: Request, serializer: Serializer, progress: ProgressHandler?
     ) async throws -> DataResponse<Serializer.SerializedObject> {

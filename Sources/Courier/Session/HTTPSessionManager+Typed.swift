@@ -77,12 +77,13 @@ extension HTTPSessionManager {
 
     /// `POST path` with `body` as JSON (`Content-Type: application/json` unless `headers` names
     /// one), the response decoded as `type`. Callable from any actor with a body that is not `Sendable`.
-    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:)``,
+    /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``,
     ///   and the response errors above.
-    public nonisolated(nonsending) func post<Value: Decodable & Sendable>(
+    public func post<Value: Decodable & Sendable>(
         _ path: String, json body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
         encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder(),
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .post, path, json: body, headers: headers, encoder: encoder,
@@ -91,10 +92,11 @@ extension HTTPSessionManager {
     }
 
     /// `PUT path` with `body` as JSON, the response decoded as `type`.
-    /// - Throws: as ``post(_:json:as:headers:encoder:decoder:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func put<Value: Decodable & Sendable>(
+    /// - Throws: as ``post(_:json:as:headers:encoder:decoder:uploadProgress:downloadProgress:isolation:)``.
+    public func put<Value: Decodable & Sendable>(
         _ path: String, json body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
-        encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
+        encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .put, path, json: body, headers: headers, encoder: encoder,
@@ -102,10 +104,11 @@ extension HTTPSessionManager {
     }
 
     /// `PATCH path` with `body` as JSON, the response decoded as `type`.
-    /// - Throws: as ``post(_:json:as:headers:encoder:decoder:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func patch<Value: Decodable & Sendable>(
+    /// - Throws: as ``post(_:json:as:headers:encoder:decoder:uploadProgress:downloadProgress:isolation:)``.
+    public func patch<Value: Decodable & Sendable>(
         _ path: String, json body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
-        encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
+        encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .patch, path, json: body, headers: headers, encoder: encoder,
@@ -116,12 +119,13 @@ extension HTTPSessionManager {
 
     /// `POST path` with `body` as an `application/x-www-form-urlencoded` form written by
     /// `encoder`, the response decoded as `type`. Callable from any actor with a body that is not `Sendable`.
-    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:)``,
+    /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``,
     ///   and the response errors above.
-    public nonisolated(nonsending) func post<Value: Decodable & Sendable>(
+    public func post<Value: Decodable & Sendable>(
         _ path: String, form body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
         encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), decoder: JSONDecoder = JSONDecoder(),
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .post, path, form: body, headers: headers, encoder: encoder,
@@ -130,10 +134,11 @@ extension HTTPSessionManager {
     }
 
     /// `PUT path` with `body` as a URL-encoded form, the response decoded as `type`.
-    /// - Throws: as ``post(_:form:as:headers:encoder:decoder:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func put<Value: Decodable & Sendable>(
+    /// - Throws: as ``post(_:form:as:headers:encoder:decoder:uploadProgress:downloadProgress:isolation:)``.
+    public func put<Value: Decodable & Sendable>(
         _ path: String, form body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
-        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), decoder: JSONDecoder = JSONDecoder()
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .put, path, form: body, headers: headers, encoder: encoder,
@@ -141,10 +146,11 @@ extension HTTPSessionManager {
     }
 
     /// `PATCH path` with `body` as a URL-encoded form, the response decoded as `type`.
-    /// - Throws: as ``post(_:form:as:headers:encoder:decoder:uploadProgress:downloadProgress:)``.
-    public nonisolated(nonsending) func patch<Value: Decodable & Sendable>(
+    /// - Throws: as ``post(_:form:as:headers:encoder:decoder:uploadProgress:downloadProgress:isolation:)``.
+    public func patch<Value: Decodable & Sendable>(
         _ path: String, form body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
-        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), decoder: JSONDecoder = JSONDecoder()
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .patch, path, form: body, headers: headers, encoder: encoder,

@@ -6,8 +6,13 @@ import NIOConcurrencyHelpers
 /// Paths resolve against ``baseURL`` by RFC 3986, after AFNetworking's rule that a base URL
 /// with a path gets a trailing slash: with `http://h/v1`, `"get"` becomes `http://h/v1/get`
 /// and `"/get"` becomes `http://h/get`. Requests are built by ``requestSerializer``; per-call
-/// headers win over its default headers. Bodies are decoded by ``responseSerializer``
-/// (JSON by default, as AFNetworking), or by a serializer given to a single call.
+/// headers win over its default headers.
+///
+/// Typed verbs take an `Encodable` body (`json:` or `form:`) and decode the response into the
+/// `Decodable` type given as `as:`: `get(_:parameters:as:)`, `post(_:json:as:)`,
+/// `post(_:form:as:)`. The AFNetworking-style verbs without `as:` decode with
+/// ``responseSerializer`` (JSON by default, as AFNetworking); `send` takes any serializer.
+/// Both kinds end in the same generic path.
 public final class HTTPSessionManager: Sendable {
     /// The URL that paths resolve against, already given its trailing slash; nil when every path is absolute.
     public let baseURL: URL?
@@ -21,7 +26,9 @@ public final class HTTPSessionManager: Sendable {
         var response: any ResponseSerializer = JSONResponseSerializer()
     }
 
-    /// Makes a manager on a new ``SessionManager`` with its own transport.
+    /// Makes a manager on a new ``SessionManager``, sending through `transport` or, when nil,
+    /// ``AsyncHTTPClientTransport/shared``. Drop it when done; see ``SessionManager`` for the
+    /// lifetime rules.
     public init(
         baseURL: URL? = nil, configuration: SessionManager.Configuration = SessionManager.Configuration(),
         transport: (any Transport)? = nil, interceptor: (any RequestInterceptor)? = nil,
@@ -52,8 +59,9 @@ public final class HTTPSessionManager: Sendable {
         set { serializers.withLockedValue { $0.response = newValue } }
     }
 
-    /// Cancels running tasks and shuts the session's own transport down.
-    /// - Throws: ``CourierError`` `.transportFailed` when the transport does not shut down cleanly.
+    /// Cancels the session's running tasks and waits for them to end (``SessionManager/shutdown()``);
+    /// not needed before dropping the manager.
+    /// - Throws: as ``SessionManager/shutdown()``.
     public func shutdown() async throws {
         try await session.shutdown()
     }

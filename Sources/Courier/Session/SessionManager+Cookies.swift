@@ -9,18 +9,16 @@ extension SessionManager {
     /// next, so a cookie set by a redirect reaches the hop it points to. The `Cookie` header is
     /// added to a copy: the task's request never carries it, so a redirect to another origin
     /// cannot inherit cookies that were chosen for this one.
-    func sendHandlingCookies(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) async throws
-        -> TransportResponse
-    {
+    func sendHandlingCookies(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
         guard request.httpShouldHandleCookies, let storage = configuration.cookieStorage else {
-            return try await transport.send(request, uploadProgress: uploadProgress)
+            return try await transport.send(request, context: context)
         }
         var outgoing = request
         // The jar first: it answers at once when it is empty, where the field lookup does not.
         if let header = storage.cookieHeaderValue(for: request.url), outgoing.headerFields[.cookie] == nil {
             outgoing.headerFields[.cookie] = header
         }
-        let response = try await transport.send(outgoing, uploadProgress: uploadProgress)
+        let response = try await transport.send(outgoing, context: context)
         storage.setCookies(fromResponseHeaderFields: response.head.headerFields, receivedFrom: request.url)
         return response
     }

@@ -5,7 +5,15 @@ import NIOConcurrencyHelpers
 ///
 /// The manager follows redirects itself (``RedirectPolicy``), retries through its
 /// ``RequestInterceptor``, reports progress, calls its ``SessionHooks`` and event monitors,
-/// and caps buffered bodies. It owns the transport it creates; call ``shutdown()`` when done.
+/// and caps buffered bodies.
+///
+/// A manager is an ordinary value: drop it when done, with no shutdown to call. Given no
+/// transport it uses ``AsyncHTTPClientTransport/shared``, which lives as long as the process, so
+/// managers made and dropped per request share its connections. A transport you give it stays
+/// yours: call its `shutdown()` to close its connections and wait, or drop it too
+/// (``AsyncHTTPClientTransport`` then closes them in the background). A running task keeps its
+/// manager, and so the transport, alive until it completes. ``shutdown()`` is there to cancel
+/// the manager's tasks and wait for them to end.
 public final class SessionManager: Sendable {
     /// Settings that apply to every task of a manager.
     public struct Configuration: Sendable {
@@ -37,13 +45,11 @@ public final class SessionManager: Sendable {
     /// Observers of task events.
     public let eventMonitors: [any EventMonitor]
 
-    private let ownsTransport: Bool
     /// The transport's whole-request deadline in seconds, for tasks whose request sets none;
-    /// worked out once here rather than by a dynamic cast on every task.
+    /// read once here from its ``TransportCapabilities``.
     let transportDeadlineSeconds: Double?
-    /// The transport when it is the default one, whose exchanges can be cancelled through an
-    /// ``ExchangeCancellationScope``; nil for any other transport.
-    private let scopedTransport: AsyncHTTPClientTransport?
+    /// The transport stops an exchange without a body through its ``ExchangeCancellation``.
+    private let cancelsBodylessExchangesThroughContext: Bool
     private let state: NIOLockedValueBox<State>
 
     private struct State {
@@ -52,8 +58,8 @@ public final class SessionManager: Sendable {
         var hooks = SessionHooks()
     }
 
-    /// Makes a manager. With no `transport`, it creates an ``AsyncHTTPClientTransport`` and
-    /// shuts it down in ``shutdown()``; a given transport stays the caller's to shut down.
+    /// Makes a manager. With no `transport`, it sends through ``AsyncHTTPClientTransport/shared``;
+    /// a given transport stays the caller's (the manager never shuts it down).
     public init(
         configuration: Configuration = Configuration(),
         transport: (any Transport)? = nil,
@@ -61,11 +67,10 @@ public final class SessionManager: Sendable {
         eventMonitors: [any EventMonitor] = []
     ) {
         self.configuration = configuration
-        self.transport = transport ?? AsyncHTTPClientTransport()
-        self.ownsTransport = transport == nil
-        self.scopedTransport = self.transport as? AsyncHTTPClientTransport
-        self.transportDeadlineSeconds = scopedTransport?.configuration.requestTimeout
-            .map { Double($0.nanoseconds) / 1_000_000_000 }
+        self.transport = transport ?? AsyncHTTPClientTransport.shared
+        let capabilities = self.transport.capabilities
+        self.transportDeadlineSeconds = capabilities.defaultTimeout?.seconds
+        self.cancelsBodylessExchangesThroughContext = capabilities.cancelsBodylessExchangesThroughContext
         self.interceptor = interceptor
         self.eventMonitors = eventMonitors
         self.state = NIOLockedValueBox(State())
@@ -82,13 +87,14 @@ public final class SessionManager: Sendable {
         state.withLockedValue { Array($0.tasks.values) }.sorted { $0.identifier < $1.identifier }
     }
 
-    /// Cancels every unfinished task and, if the manager created its transport, shuts it down.
-    /// - Throws: ``CourierError`` `.transportFailed` when the transport does not shut down cleanly.
+    /// Cancels every unfinished task and waits until each has completed. The transport is left
+    /// running: the shared one serves other managers, and a given one is the caller's to shut down.
+    /// Not needed before dropping the manager.
+    /// - Throws: nothing at present; the signature leaves room for work that can fail.
     public func shutdown() async throws {
         let pending = state.withLockedValue { Array($0.tasks.values) }
         for task in pending { task.cancel() }
         for task in pending { _ = await task.outcome() }
-        if ownsTransport { try await transport.shutdown() }
     }
 
     // MARK: Task handles (start suspended; call resume())
@@ -237,14 +243,13 @@ public final class SessionManager: Sendable {
 
     /// Whether a data task for `request` can run on the caller's Swift task (saving a task and
     /// two thread hops per request): only when nothing in it waits on code that could be stopped
-    /// by cancelling a Swift task alone. So: the default transport, whose exchanges for a request
-    /// without a body (and the redirects that follow it, which never gain one) can be cancelled
-    /// through the task's ``ExchangeCancellationScope``; no interceptor (adapters, retriers and
-    /// their delays are the caller's code); and none of the hooks that suspend.
+    /// by cancelling a Swift task alone. So: a request without a body (the redirects that follow
+    /// it never gain one), on a transport that stops such exchanges through their
+    /// ``ExchangeCancellation`` (``TransportCapabilities/cancelsBodylessExchangesThroughContext``);
+    /// no interceptor (adapters, retriers and their delays are the caller's code); and none of
+    /// the hooks that suspend.
     private func runsOnCallersTask(_ request: Request) -> Bool {
-        guard interceptor == nil, request.body.isEmpty, let transport = scopedTransport,
-            transport.cancelsThroughScope(request)
-        else { return false }
+        guard interceptor == nil, cancelsBodylessExchangesThroughContext, request.body.isEmpty else { return false }
         // Read under the lock rather than through `hooks`, which copies every closure out.
         return state.withLockedValue { state in
             state.hooks.willPerformRedirection == nil && state.hooks.needNewBodyStream == nil

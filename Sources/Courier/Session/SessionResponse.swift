@@ -61,4 +61,16 @@ extension CourierError.Code {
     public static let invalidResumeData = CourierError.Code("invalidResumeData")
     /// A request adapter failed; the underlying error is the adapter's.
     public static let requestAdaptationFailed = CourierError.Code("requestAdaptationFailed")
+    /// A closure of the caller's (a session hook, a download destination) threw; the error it
+    /// threw is the ``CourierError/underlyingError``.
+    public static let hookFailed = CourierError.Code("hookFailed")
+}
+
+extension CourierError {
+    /// The error a caller's closure threw, kept as it is: a ``CourierError`` passes through
+    /// unchanged, any other error becomes the underlying error of a `.hookFailed` one.
+    static func hookFailed(_ error: any Error, _ message: @autoclosure () -> String) -> CourierError {
+        if let error = error as? CourierError { return error }
+        return CourierError(.hookFailed, message(), underlyingError: error)
+    }
 }

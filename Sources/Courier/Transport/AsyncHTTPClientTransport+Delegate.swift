@@ -41,7 +41,7 @@ extension AsyncHTTPClientTransport {
     /// received GOAWAY), at most ``UnansweredExchange/maximumResends`` times.
     func sendThroughDelegate(
         _ request: Request, via client: HTTPClient, deadline: NIODeadline?,
-        uploadProgress: (@Sendable (Int64) -> Void)?,
+        uploadProgress: (@Sendable (Int64) -> Void)?, cancellation: ExchangeCancellation,
         makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
@@ -63,10 +63,10 @@ extension AsyncHTTPClientTransport {
                 throw Self.courierError(from: error, url: url)
             }
             fileBody?.attach(to: task)
-            ExchangeCancellation.scope?.register(cancelExchange: {
+            cancellation.onCancel {
                 delegate.noteCancelledByCourier()
                 task.cancel()
-            })
+            }
             if isShutDown {
                 // A client that is shutting down hands back a task that has already failed
                 // without telling its delegate; the delegate watches the task itself otherwise

@@ -112,27 +112,27 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// Sends `request`; see ``Transport/send(_:uploadProgress:)``.
+    /// A default deadline from ``Configuration/requestTimeout``; exchanges without a body go
+    /// through the delegate API, which registers every exchange's cancel action with its context.
+    public var capabilities: TransportCapabilities {
+        TransportCapabilities(
+            defaultTimeout: configuration.requestTimeout.map { .nanoseconds($0.nanoseconds) },
+            cancelsBodylessExchangesThroughContext: true)
+    }
+
+    /// Sends `request`; see ``Transport/send(_:context:)``.
     /// - Throws: ``CourierError`` as the protocol describes.
-    public func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) async throws
-        -> TransportResponse
-    {
+    public func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
         // nil is no deadline at all, never a far-off one: AsyncHTTPClient arms a timer for any
         // deadline it is given, from the calling thread, at the cost of two hops to the event
         // loop per request.
-        let deadline: NIODeadline?
-        if let interval = request.timeoutInterval, interval.isFinite, interval < 1e9 {
-            // Non-finite or absurd intervals mean no deadline rather than an overflowing conversion.
-            deadline = .now() + .nanoseconds(Int64(max(0, interval) * 1_000_000_000))
-        } else if let timeout = configuration.requestTimeout {
-            deadline = .now() + timeout
-        } else {
-            deadline = nil
-        }
+        let deadline = context.deadline
+        let uploadProgress = context.uploadProgress
         if let segments = Self.sendfileSegments(of: request) {
             // Plain HTTP only, where AsyncHTTPClient never speaks HTTP/2.
             return try await sendThroughDelegate(
-                request, via: delegateClient, deadline: deadline, uploadProgress: uploadProgress
+                request, via: delegateClient, deadline: deadline, uploadProgress: uploadProgress,
+                cancellation: context.cancellation
             ) {
                 let body = try FileRegionBody(segments: segments)
                 return (body.makeBody(), body)
@@ -146,7 +146,7 @@ public final class AsyncHTTPClientTransport: Transport {
         if let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
             return try await sendThroughDelegate(
                 request, via: delegateClient(for: request, carrying: bytes), deadline: deadline,
-                uploadProgress: uploadProgress
+                uploadProgress: uploadProgress, cancellation: context.cancellation
             ) {
                 (bytes.map { .byteBuffer($0) }, nil)
             }
@@ -212,14 +212,6 @@ public final class AsyncHTTPClientTransport: Transport {
         case "http", "http+unix", "unix": return delegateClient
         default: return bodyDelegateClient
         }
-    }
-
-    /// True when `request` goes through the delegate API, whose exchanges register with
-    /// ``ExchangeCancellation/scope`` and so can be cancelled without cancelling the Swift task
-    /// that runs them. The async API's exchanges can only be cancelled through their task.
-    func cancelsThroughScope(_ request: Request) -> Bool {
-        if Self.sendfileSegments(of: request) != nil { return true }
-        return Self.wholeBodyBytes(of: request, uploadProgress: nil) != nil
     }
 
     /// The body's segments when it can go out with sendfile: plain HTTP (TLS encrypts in user

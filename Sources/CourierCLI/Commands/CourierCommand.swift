@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 import Foundation
 
 /// The `courier` root command: an httpie-style request by default, plus `serve` and `demo`.
@@ -54,8 +55,10 @@ struct CourierCommand: AsyncParsableCommand {
         }
     }
 
+    /// The message on one line, with any password in a quoted URL redacted: errors end up in
+    /// CI logs, and a URL the user typed may carry credentials.
     private static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        HeaderRedaction.redactingURLPasswords(in: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
     }
 }

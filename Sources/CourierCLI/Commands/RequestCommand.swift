@@ -113,7 +113,7 @@ struct RequestCommand: AsyncParsableCommand {
         let progressOption = try ProgressOption.parse(progress)
 
         let positionals = try Positionals.parse(arguments)
-        let stdinBody = (ignoreStdin || terminal.stdinIsTerminal) ? nil : try StandardInput.readAll()
+        let stdinBody = (ignoreStdin || terminal.stdinIsTerminal) ? nil : try StandardInput.body()
         let planner = RequestPlanner(
             mode: multipart ? .multipart : (form ? .form : .json), boundary: boundary, rawArgument: raw,
             stdinBody: stdinBody)
@@ -138,10 +138,15 @@ struct RequestCommand: AsyncParsableCommand {
         if status != .success { throw CommandExit(code: status.rawValue) }
     }
 
-    /// Prints the request as `--offline` and `-v` show it.
-    static func printRequest(_ request: Request, printer: MessagePrinter, options: OutputOptions, chunked: Bool) async throws {
+    /// Prints the request as `--offline` and `-v` show it. A one-shot body that is about to be
+    /// `sending` (stdin streamed) can be read only once, so a note stands in for it.
+    static func printRequest(
+        _ request: Request, printer: MessagePrinter, options: OutputOptions, chunked: Bool, sending: Bool = false
+    ) async throws {
         if options.requestHeaders { try StandardStreams.writeOut(printer.requestHead(request, chunked: chunked)) }
-        if options.requestBody, !request.body.isEmpty {
+        if options.requestBody, !request.body.isEmpty, sending, !request.body.isReplayable {
+            try StandardStreams.writeOut(MessagePrinter.streamedNote + "\n")
+        } else if options.requestBody, !request.body.isEmpty {
             do {
                 try await printer.writeBody(request.body.makeChunks(), contentType: request.value(forHTTPHeaderField: "Content-Type"))
             } catch let error as CourierError {

@@ -7,7 +7,7 @@ import Foundation
 struct DemoAnswer {
     let status: String
     let url: URL
-    let document: JSONValue
+    let document: OrderedJSON
 
     /// - Throws: ``CLIError`` when the body is not JSON (the server always answers JSON here).
     init(_ response: SessionResponse) throws {
@@ -40,9 +40,9 @@ struct DemoAnswer {
     }
 }
 
-extension JSONValue {
+extension OrderedJSON {
     /// The same value with every object's keys in order, for stable output.
-    func sortingKeys() -> JSONValue {
+    func sortingKeys() -> OrderedJSON {
         switch self {
         case .object(let members):
             return .object(members.sorted { $0.key < $1.key }.map { ($0.key, $0.value.sortingKeys()) })

@@ -51,7 +51,7 @@ struct Exchange: Sendable {
         }
 
         if output.printsRequest {
-            try await RequestCommand.printRequest(request, printer: printer, options: output, chunked: chunked)
+            try await RequestCommand.printRequest(request, printer: printer, options: output, chunked: chunked, sending: true)
             if output.requestBody, !request.body.isEmpty, output.printsResponse { try StandardStreams.writeOut("\n\n") }
         }
 

@@ -1,4 +1,4 @@
-/// Writes ``JSONValue``s back as text: compact as httpie sends them (`{"a": "1", "b": 2}`), or
+/// Writes ``OrderedJSON``s back as text: compact as httpie sends them (`{"a": "1", "b": 2}`), or
 /// indented by four with sorted keys as httpie shows them, optionally in ANSI colours.
 struct JSONPrinter {
     /// Indent by four spaces and sort object keys (httpie's `--pretty=format`).
@@ -7,13 +7,13 @@ struct JSONPrinter {
     var colors: Bool
 
     /// The text for `value`.
-    func string(for value: JSONValue) -> String {
+    func string(for value: OrderedJSON) -> String {
         var output = ""
         write(value, indent: 0, into: &output)
         return output
     }
 
-    private func write(_ value: JSONValue, indent: Int, into output: inout String) {
+    private func write(_ value: OrderedJSON, indent: Int, into output: inout String) {
         switch value {
         case .object(let members):
             if members.isEmpty { output += "{}"; return }

@@ -1,15 +1,18 @@
 /// A JSON document as parsed by ``JSONParser``: objects keep their key order and numbers keep
 /// their text, so nothing is rounded or reordered unless the printer is asked to sort.
-indirect enum JSONValue: Sendable, Equatable {
-    case object([(key: String, value: JSONValue)])
-    case array([JSONValue])
+///
+/// Not Courier's `JSONValue`, whose objects are dictionaries: httpie prints and sends fields
+/// in the order they were given, which only an ordered representation can keep.
+indirect enum OrderedJSON: Sendable, Equatable {
+    case object([(key: String, value: OrderedJSON)])
+    case array([OrderedJSON])
     case string(String)
     /// The number exactly as written in the source.
     case number(String)
     case bool(Bool)
     case null
 
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool {
         switch (lhs, rhs) {
         case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
@@ -40,7 +43,7 @@ struct JSONParser {
 
     /// Parses one whole document.
     /// - Throws: ``Failure`` for anything that is not exactly one JSON value.
-    static func parse<Bytes: Collection>(_ input: Bytes) throws -> JSONValue where Bytes.Element == UInt8 {
+    static func parse<Bytes: Collection>(_ input: Bytes) throws -> OrderedJSON where Bytes.Element == UInt8 {
         var parser = JSONParser(bytes: Array(input))
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -57,7 +60,7 @@ struct JSONParser {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 
-    private mutating func parseValue(depth: Int) throws -> JSONValue {
+    private mutating func parseValue(depth: Int) throws -> OrderedJSON {
         guard depth < JSONParser.maximumDepth else { throw failure("nesting deeper than \(JSONParser.maximumDepth)") }
         guard index < bytes.count else { throw failure("unexpected end of input") }
         switch bytes[index] {
@@ -79,9 +82,9 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseObject(depth: Int) throws -> JSONValue {
+    private mutating func parseObject(depth: Int) throws -> OrderedJSON {
         index += 1
-        var members: [(key: String, value: JSONValue)] = []
+        var members: [(key: String, value: OrderedJSON)] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -104,9 +107,9 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws -> JSONValue {
+    private mutating func parseArray(depth: Int) throws -> OrderedJSON {
         index += 1
-        var elements: [JSONValue] = []
+        var elements: [OrderedJSON] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1

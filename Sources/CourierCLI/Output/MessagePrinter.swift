@@ -16,6 +16,10 @@ struct MessagePrinter: Sendable {
     static let binaryNote =
         "+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n+-----------------------------------------+"
 
+    /// Printed by `-v` in place of a body streamed from stdin, which can be read only once.
+    static let streamedNote =
+        "+------------------------------------------+\n| NOTE: streamed body (stdin) not shown    |\n+------------------------------------------+"
+
     var pretty: PrettyOption
     var stdoutIsTerminal: Bool
 

@@ -3,10 +3,10 @@
 enum JSONBody {
     /// The object for `fields`, in command-line order.
     /// - Throws: ``CLIError`` (usage) quoting an item whose key path conflicts with an earlier one.
-    static func object(from fields: [RequestPlan.Field]) throws -> JSONValue {
-        var root = JSONValue.object([])
+    static func object(from fields: [RequestPlan.Field]) throws -> OrderedJSON {
+        var root = OrderedJSON.object([])
         for field in fields {
-            let value: JSONValue
+            let value: OrderedJSON
             switch field.value {
             case .text(let text): value = .string(text)
             case .json(let json): value = json
@@ -48,7 +48,7 @@ enum JSONBody {
     }
 
     /// Sets `value` at `path` inside `container`; false on a type conflict.
-    private static func set(_ value: JSONValue, at path: ArraySlice<PathStep>, in container: inout JSONValue) throws -> Bool {
+    private static func set(_ value: OrderedJSON, at path: ArraySlice<PathStep>, in container: inout OrderedJSON) throws -> Bool {
         guard let step = path.first else {
             container = value
             return true
@@ -63,7 +63,7 @@ enum JSONBody {
                 if rest.isEmpty { child = value } else if !(try set(value, at: rest, in: &child)) { return false }
                 members[position].value = child
             } else {
-                var child = JSONValue.null
+                var child = OrderedJSON.null
                 if !(try set(value, at: rest, in: &child)) { return false }
                 members.append((key, child))
             }

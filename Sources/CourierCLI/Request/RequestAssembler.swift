@@ -64,6 +64,9 @@ struct RequestAssembler {
                 case .bytes(let data):
                     request.body = .data(data)
                     if plan.jsonMode { try request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+                case .stdin(let body):
+                    request.body = body
+                    if plan.jsonMode { try request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
                 case .file(let path):
                     // `@file` is typed by its extension, from Courier's MIME table.
                     let url = URL(fileURLWithPath: path)
@@ -103,7 +106,7 @@ struct RequestAssembler {
     }
 }
 
-extension JSONValue {
+extension OrderedJSON {
     /// The top-level object as ``Parameters`` for the JSON serializer.
     var parameters: Parameters {
         guard case .object(let members) = self else { return [:] }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// What the command line asks to send, decided before any serializer runs: the method, the
@@ -20,7 +21,7 @@ struct RequestPlan: Sendable {
     /// A data field's value: text, or (JSON only) a raw JSON value.
     enum FieldValue: Sendable, Equatable {
         case text(String)
-        case json(JSONValue)
+        case json(OrderedJSON)
     }
 
     /// A data field with the item it came from.
@@ -42,6 +43,8 @@ struct RequestPlan: Sendable {
     enum RawBody: Sendable {
         case bytes(Data)
         case file(path: String)
+        /// Streamed from stdin (see ``StandardInput``).
+        case stdin(RequestBody)
     }
 
     var method: String

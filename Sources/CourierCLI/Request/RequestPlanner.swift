@@ -10,7 +10,8 @@ struct RequestPlanner {
     var mode: DataMode
     var boundary: String?
     var rawArgument: String?
-    var stdinBody: Data?
+    /// The body piped on stdin (nil when empty, ignored or a terminal).
+    var stdinBody: RequestBody?
 
     /// Builds the plan.
     /// - Throws: ``CLIError`` (usage) quoting the offending item or option.
@@ -32,7 +33,7 @@ struct RequestPlanner {
         }
 
         if let rawArgument { try setRaw(.bytes(Data(rawArgument.utf8)), from: "--raw") }
-        if let stdinBody, !stdinBody.isEmpty { try setRaw(.bytes(stdinBody), from: "stdin") }
+        if let stdinBody { try setRaw(.stdin(stdinBody), from: "stdin") }
 
         for item in positionals.items {
             switch item.kind {

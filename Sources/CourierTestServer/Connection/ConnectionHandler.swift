@@ -9,6 +9,10 @@ import NIOHTTP1
 /// One request is answered at a time. Pipelined requests that arrive meanwhile are queued and
 /// socket reads are held until the current response is done, which bounds the queue to what
 /// one read delivered.
+///
+/// A response is counted as served (``TestServerStats/requestsServed``) before its last byte is
+/// written, never after: once that byte is on the wire a client may read the stats, on another
+/// thread, before this event loop runs another line.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = ByteBuffer
@@ -24,6 +28,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
         var source: any ResponseBodySource
         var chunked: Bool
         var request: ActiveRequest
+        /// Body bytes still owed under a Content-Length; nil for chunked and close-delimited
+        /// bodies, whose last bytes are the terminator or the close.
+        var unsentLength: Int?
+        /// Whether the response has been counted as served.
+        var counted = false
     }
 
     private enum State {
@@ -168,6 +177,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             var finished = request
             finished.keepAlive = keepAlive
+            server.requestServed()
             write(buffer, context: context)
             finish(finished, context: context)
         case .streamed(let spec, var framing, let source):
@@ -177,6 +187,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
             writeHead(spec, framing: framing, request: request, keepAlive: &keepAlive, into: &buffer)
             var streaming = request
             streaming.keepAlive = keepAlive
+            var unsentLength: Int?
+            if case .contentLength(let length) = framing { unsentLength = length }
+            // With no body to follow, the head carries the response's last byte.
+            let endsWithHead = request.isHead || unsentLength == 0
+            if endsWithHead { server.requestServed() }
             write(buffer, context: context)
             if request.isHead {
                 finish(streaming, context: context)
@@ -184,9 +199,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             var chunked = false
             if case .chunked = framing { chunked = true }
-            stream = ActiveStream(source: source, chunked: chunked, request: streaming)
+            stream = ActiveStream(
+                source: source, chunked: chunked, request: streaming, unsentLength: unsentLength, counted: endsWithHead)
             pump(context: context)
         case .raw(let bytes, let ending):
+            // A malformed answer is still an answer, counted like one.
+            server.requestServed()
             write(bytes, context: context)
             end(ending, context: context)
         case .delayed(let pause, let next):
@@ -215,6 +233,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
             switch active.source.nextStep() {
             case .bytes(let chunk):
                 guard chunk.readableBytes > 0 else { continue }
+                if let unsent = stream?.unsentLength {
+                    stream?.unsentLength = unsent - chunk.readableBytes
+                    // This chunk completes the declared length: the client is done once it arrives.
+                    if unsent <= chunk.readableBytes { countStreamServed() }
+                }
                 if active.chunked {
                     write(ByteBuffer(string: String(chunk.readableBytes, radix: 16) + "\r\n"), context: context, flush: false)
                     write(chunk, context: context, flush: false)
@@ -230,12 +253,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 }
                 return
             case .end:
+                countStreamServed()
                 if active.chunked { write(ByteBuffer(string: "0\r\n\r\n"), context: context, flush: false) }
                 context.flush()
                 stream = nil
                 finish(active.request, context: context)
                 return
             case .abort(let ending):
+                // A body cut short on purpose is a finished response too.
+                countStreamServed()
                 stream = nil
                 end(ending, context: context)
                 return
@@ -244,8 +270,17 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.flush()
     }
 
-    private func finish(_ request: ActiveRequest, context: ChannelHandlerContext) {
+    /// Counts the streamed response as served, once.
+    private func countStreamServed() {
+        guard var active = stream, !active.counted else { return }
+        active.counted = true
+        stream = active
         server.requestServed()
+    }
+
+    /// Moves on after a response that has been counted and written: the next queued request,
+    /// or the close.
+    private func finish(_ request: ActiveRequest, context: ChannelHandlerContext) {
         guard request.keepAlive else {
             end(.close, context: context)
             return

@@ -111,7 +111,7 @@ struct CookieSessionTests {
     // MARK: Redirects between hosts (scripted transport)
 
     @Test func crossHostRedirectsSendEachHostItsOwnCookies() async throws {
-        let transport = ScriptedTransport { request in
+        let transport = CookieScriptTransport { request in
             switch (request.url.host ?? "", request.url.path) {
             case ("a.example.test", "/login"):
                 return (302, [
@@ -144,7 +144,7 @@ struct CookieSessionTests {
     }
 
     @Test func sameOriginRedirectKeepsTheCallersHeader() async throws {
-        let transport = ScriptedTransport { request in
+        let transport = CookieScriptTransport { request in
             request.url.path == "/start"
                 ? (307, [(.setCookie, "jar=1"), (.location, "/next")])
                 : (200, [])
@@ -161,7 +161,7 @@ struct CookieSessionTests {
     }
 
     @Test func secureCookiesStayOnHTTPS() async throws {
-        let transport = ScriptedTransport { request in
+        let transport = CookieScriptTransport { request in
             request.url.path == "/set"
                 ? (302, [(.setCookie, "s=1; Secure; Path=/"), (.setCookie, "p=2; Path=/"), (.location, "http://h.example.test/plain")])
                 : (request.url.path == "/plain" ? (302, [(.location, "https://h.example.test/secure")]) : (200, []))
@@ -178,7 +178,7 @@ struct CookieSessionTests {
 }
 
 /// Answers each request from a script and records the URL and `Cookie` header it was sent with.
-final class ScriptedTransport: Transport {
+final class CookieScriptTransport: Transport {
     typealias Script = @Sendable (Request) -> (Int, [(HTTPField.Name, String)])
     private let script: Script
     private let log = Recorder<String>()
@@ -187,7 +187,7 @@ final class ScriptedTransport: Transport {
 
     var sent: [String] { log.values }
 
-    func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) async throws -> TransportResponse {
+    func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
         log.append("\(request.url.absoluteString) Cookie: \(request.headerFields[.cookie] ?? "-")")
         let (status, headers) = script(request)
         var fields = HTTPFields()

@@ -130,7 +130,7 @@ struct HTTPSessionManagerTests {
 
 /// A transport for tests that never send.
 struct NoTransport: Transport {
-    func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) async throws -> TransportResponse {
+    func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
         throw CourierError(.transportFailed, "NoTransport sends nothing")
     }
     func shutdown() async throws {}

@@ -4,42 +4,9 @@ import Testing
 
 @testable import Courier
 
-@Suite("Session core without a network: task state machine, retry policy, progress, resume data")
+@Suite("Session core without a network: retry policy, progress, resume data")
 struct SessionCoreTests {
-    @Test func stateMachineLifecycle() {
-        var machine = TaskStateMachine()
-        #expect(machine.state == .suspended(hasStarted: false))
-        #expect(machine.suspend() == .none)
-        #expect(machine.resume() == .start)
-        #expect(machine.resume() == .none)
-        #expect(machine.suspend() == .closeGate)
-        #expect(machine.isPaused)
-        #expect(machine.resume() == .openGate)
-        #expect(machine.complete(outcomeIsCancellation: false) == .deliver)
-        #expect(machine.complete(outcomeIsCancellation: false) == .ignore)
-        #expect(machine.cancel() == .none)
-        #expect(machine.resume() == .none)
-    }
-
-    @Test func cancelBeforeStartCompletesAtOnce() {
-        var machine = TaskStateMachine()
-        #expect(machine.cancel() == .completeWithoutTransfer)
-        #expect(machine.state == .completed)
-        #expect(machine.resume() == .none)
-    }
-
-    @Test func cancelWinsOverARacingSuccess() {
-        var machine = TaskStateMachine()
-        _ = machine.resume()
-        #expect(machine.cancel() == .cancelTransfer)
-        #expect(machine.cancel() == .none)
-        #expect(machine.complete(outcomeIsCancellation: false) == .deliverCancelled)
-        var paused = TaskStateMachine()
-        _ = paused.resume()
-        _ = paused.suspend()
-        #expect(paused.cancel() == .cancelTransfer)
-        #expect(paused.complete(outcomeIsCancellation: true) == .deliver)
-    }
+    // The task state machine's own tests are in Task/TaskStateMachineTests.swift.
 
     let get = Request(url: URL(string: "http://127.0.0.1/x")!)
 

@@ -47,6 +47,15 @@ struct TypedVerbsTests {
 
     struct NoBody: Decodable, Sendable {}
 
+    /// Records whether it was decoded on the main queue, which runs the main actor's jobs.
+    struct QueueProbe: Decodable, Sendable {
+        static let key = DispatchSpecificKey<Bool>()
+        static var onMainQueue: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+        var decodedOnMainQueue: Bool
+        init(from decoder: any Decoder) throws { decodedOnMainQueue = Self.onMainQueue }
+    }
+
     /// What the server echoes of a ``ComposerDraft``.
     struct DraftCopy: Decodable, Sendable, Equatable {
         var title: String
@@ -246,6 +255,30 @@ struct TypedVerbsTests {
         }
     }
 
+    @Test func theCompletionFormOfTheMultipartVerbUploadsThroughTheSameBuilder() async throws {
+        try await withManager { manager in
+            let kind = Slot<SessionTask.Kind>()
+            let result = await withCheckedContinuation { continuation in
+                let task = manager.post(
+                    "post", parameters: ["a": "b"], constructingBody: { form in form.append("text", name: "note") }
+                ) { continuation.resume(returning: $0) }
+                kind.value = task?.kind
+            }
+            let response = try result.get()
+            #expect(kind.value == .upload)
+            let json = try #require(response.value as? Courier.JSONValue)
+            #expect(json["form"] == ["a": "b", "note": "text"])
+            #expect(json["headers"]?["Content-Length"] == response.request.body.contentLength.map { .string(String($0)) })
+
+            let failed = await withCheckedContinuation { continuation in
+                _ = manager.post("post", constructingBody: { _ in throw CourierError(.invalidFile, "no") }) {
+                    continuation.resume(returning: $0)
+                }
+            }
+            #expect(throws: CourierError.self) { try failed.get() }
+        }
+    }
+
     @Test func perCallHeadersGoOverTheFormButNotItsLength() async throws {
         try await withManager { manager in
             let request = try manager.multipartRequest(
@@ -280,6 +313,21 @@ struct TypedVerbsTests {
         #expect((sentForm.value as? Courier.JSONValue)?["form"]?["title"] == "t")
         let got = try await manager.get("get", parameters: ["n": .init(model.partsAppended)], as: Echo<NoBody>.self)
         #expect(got.value.args == ["n": .one("1")])
+
+        // The closure runs here, on the main queue (the main actor's executor); the decoding does not.
+        DispatchQueue.main.setSpecific(key: QueueProbe.key, value: true)
+        var builtOnMainQueue = false
+        let probe = try await manager.post(
+            "post", as: QueueProbe.self,
+            constructingBody: { form in
+                builtOnMainQueue = QueueProbe.onMainQueue
+                form.append(model.note, name: "note")
+            })
+        #expect(QueueProbe.onMainQueue)
+        #expect(builtOnMainQueue)
+        #expect(probe.value.decodedOnMainQueue == false)
+        let jsonProbe = try await manager.post("post", json: model.draft, as: QueueProbe.self)
+        #expect(jsonProbe.value.decodedOnMainQueue == false)
 
         try await manager.shutdown()
         try await server.shutdown()

@@ -1,0 +1,144 @@
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// Reading a response body: into memory (capped), or into a file that a download then moves
+/// into place, keeping what resume data needs when it is cancelled.
+extension SessionTask {
+    /// Reads a small redirect or retried body so the connection can be reused; a big one is dropped,
+    /// which closes the connection instead of reading megabytes nobody wants.
+    static func drain(_ body: BodyChunks) async {
+        var remaining = 64 * 1024
+        var iterator = body.makeAsyncIterator()
+        while remaining > 0, let chunk = try? await iterator.next() {
+            remaining -= chunk.readableBytes
+        }
+    }
+
+    private static func expectedLength(_ head: ResponseHead, request: Request) -> Int64? {
+        if request.method == .head || head.statusCode == 204 || head.statusCode == 304 { return 0 }
+        // Content-Length counts encoded bytes; a decompressing transport delivers more.
+        if head.hasContentCoding { return nil }
+        return head.expectedContentLength
+    }
+
+    func receiveData(
+        _ body: BodyChunks, head: ResponseHead, request: Request, cap: Int,
+        didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?
+    ) async throws -> Data {
+        let total = Self.expectedLength(head, request: request)
+        if let total, total > Int64(cap) {
+            throw tooLarge(head: head, request: request, cap: cap, size: "declares \(total) bytes")
+        }
+        var collected: ByteBuffer?
+        var received: Int64 = 0
+        var iterator = body.makeAsyncIterator()
+        while true {
+            try await waitWhileSuspended()
+            guard let chunk = try await iterator.next() else { break }
+            received += Int64(chunk.readableBytes)
+            if received > Int64(cap) {
+                throw tooLarge(head: head, request: request, cap: cap, size: "has more than \(cap) bytes")
+            }
+            didReceiveData?(self, chunk)
+            if collected == nil {
+                collected = chunk
+            } else {
+                var chunk = chunk
+                if collected!.readableBytes == received - Int64(chunk.readableBytes), let total {
+                    // Reserve once for the whole body instead of growing step by step.
+                    collected!.reserveCapacity(minimumWritableBytes: Int(max(0, total - received + Int64(chunk.readableBytes))))
+                }
+                collected!.writeBuffer(&chunk)
+            }
+            reportDownload(completed: received, total: total)
+        }
+        try commit()
+        finishDownload()
+        guard var collected else { return Data() }
+        return collected.readData(length: collected.readableBytes, byteTransferStrategy: .automatic) ?? Data()
+    }
+
+    private func tooLarge(head: ResponseHead, request: Request, cap: Int, size: String) -> CourierError {
+        CourierError(
+            .responseTooLarge,
+            "the response from \(request.url.absoluteString) \(size), over the \(cap)-byte cap for buffered responses; use a download task to stream it to a file",
+            offendingInput: request.url.absoluteString, response: head)
+    }
+
+    func receiveFile(
+        _ body: BodyChunks, head: ResponseHead, request: Request, download: DownloadParameters,
+        temporaryDirectory: URL
+    ) async throws -> URL {
+        let file: DownloadFile
+        var continuation = ResumeData.Continuation.restart
+        if let resumeData = download.resumeData {
+            continuation = try resumeData.continuation(for: head)
+            file = try DownloadFile(
+                directory: temporaryDirectory, appendingTo: resumeData.partialFileURL,
+                truncating: continuation == .restart)
+        } else {
+            file = try DownloadFile(directory: temporaryDirectory)
+        }
+        if case .alreadyComplete = continuation {
+            // The partial file already holds the whole representation (a 416 naming its length).
+            await Self.drain(body)
+            try commit()
+            return try moveIntoPlace(file, head: head, download: download)
+        }
+        let startOffset = file.bytesWritten
+        let bodyLength = Self.expectedLength(head, request: request)
+        let total = bodyLength.map { $0 + startOffset }
+        let didReceiveData = manager.hooks.didReceiveData
+        do {
+            if startOffset > 0 { reportDownload(completed: startOffset, total: total) }
+            var iterator = body.makeAsyncIterator()
+            while true {
+                try await waitWhileSuspended()
+                guard let chunk = try await iterator.next() else { break }
+                didReceiveData?(self, chunk)
+                try file.write(chunk)
+                reportDownload(completed: file.bytesWritten, total: total)
+            }
+            try commit()
+            return try moveIntoPlace(file, head: head, download: download)
+        } catch {
+            let failure = Self.transportError(error, url: request.url)
+            let keep = failure.code == .cancelled && machine.withLockedValue { $0.wantsResumeData }
+            let entityTag = head.value(forHTTPHeaderField: "ETag")
+            let lastModified = head.value(forHTTPHeaderField: "Last-Modified")
+            if keep, file.bytesWritten > 0, (200...299).contains(head.statusCode),
+                entityTag != nil || lastModified != nil
+            {
+                file.closeDescriptor()
+                let resumeData = ResumeData(
+                    url: request.url, bytesWritten: file.bytesWritten, entityTag: entityTag,
+                    lastModified: lastModified, partialFileURL: file.url)
+                machine.withLockedValue { $0.resumeData = resumeData }
+            } else {
+                file.discard()
+            }
+            throw failure
+        }
+    }
+
+    /// Asks the destination where the finished file goes and moves it there.
+    /// - Throws: the destination's error, `.downloadDestinationExists` or `.downloadFailed`.
+    private func moveIntoPlace(_ file: DownloadFile, head: ResponseHead, download: DownloadParameters) throws -> URL {
+        file.closeDescriptor()
+        do {
+            let destination: URL
+            do {
+                destination = try download.destination(file.url, head)
+            } catch {
+                throw CourierError.hookFailed(error, "the download destination for \(head.url.absoluteString) threw")
+            }
+            try file.move(to: destination, options: download.options)
+            finishDownload()
+            return destination
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+}

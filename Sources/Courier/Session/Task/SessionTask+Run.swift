@@ -1,0 +1,208 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// The driver of a task: a loop that does the I/O of each attempt (adapt, send, follow, retry,
+/// read) and asks ``AttemptDecision`` what comes next. The task's shared state is in its
+/// ``TaskStateMachine``; the loop's own state is an ``AttemptState`` that no other thread sees.
+extension SessionTask {
+    /// Runs the transfer to its outcome and delivers it.
+    ///
+    /// The deadline is the task's only clock: one timer on an event loop (none when there is no
+    /// deadline), which stops the transfer through the state machine unless the body was
+    /// already committed; the transfer then unwinds and the machine reports `.timedOut`. A timer
+    /// rather than a racing child task: arming and cancelling it costs no task and no thread hop.
+    func run(deadline: RequestDeadline?) async {
+        let timer = deadline.map { deadline in
+            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
+                self.deadlinePassed()
+            }
+        }
+        let result: Result<SessionResponse, CourierError>
+        do {
+            result = .success(try await perform(deadline: deadline))
+        } catch {
+            result = .failure(Self.transportError(error, url: currentRequest.url))
+        }
+        timer?.cancel()
+        finish(result)
+    }
+
+    /// A transport's error as the task reports it: a ``CourierError`` as it is (transports map
+    /// their own errors), anything else as `.transportFailed` around it.
+    static func transportError(_ error: any Error, url: URL) -> CourierError {
+        if let error = error as? CourierError { return error }
+        let target = url.absoluteString
+        if error is CancellationError {
+            return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
+        }
+        return CourierError(
+            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target, underlyingError: error)
+    }
+
+    private func perform(deadline: RequestDeadline?) async throws -> SessionResponse {
+        var state = AttemptState(request: originalRequest)
+        while true {
+            try await waitWhileSuspended()
+            let outgoing = try await prepareAttempt(&state)
+            let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
+            let sent: TransportResponse
+            do {
+                sent = try await send(outgoing, reportsUpload: reportsUpload, deadline: deadline)
+            } catch {
+                let failure = Self.transportError(error, url: outgoing.url)
+                let stopping = Task.isCancelled || machine.withLockedValue { $0.mustStop }
+                let step = AttemptDecision.afterFailure(failure, sent: outgoing, rules: rules(), isStopping: stopping)
+                if case .consultRetrier = step,
+                    try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
+                {
+                    continue
+                }
+                throw failure
+            }
+
+            let head = sent.head
+            let hooks = manager.hooks
+            let rules = rules(hooks)
+            var step = AttemptDecision.afterResponse(
+                head, sent: outgoing, state: state, rules: rules, isStopping: Task.isCancelled)
+            if case .redirect(let proposed) = step {
+                if let next = try await agreedRedirect(proposed, response: head, hooks: hooks) {
+                    await Self.drain(sent.body)
+                    state.redirected(to: next)
+                    continue
+                }
+                step = AttemptDecision.afterDeclinedRedirect(head, sent: outgoing, rules: rules, isStopping: Task.isCancelled)
+            }
+            switch step {
+            case .consultRetrier:
+                if try await retryAfterAsking(outgoing, response: head, error: nil, state: &state) {
+                    await Self.drain(sent.body)
+                    continue
+                }
+            case .fail(let error):
+                throw error
+            case .redirect, .deliver:
+                break
+            }
+            if reportsUpload { finishUpload() }
+            return try await deliver(sent, request: outgoing, hooks: hooks)
+        }
+    }
+
+    private func rules(_ hooks: SessionHooks? = nil) -> AttemptRules {
+        AttemptRules(
+            redirectPolicy: manager.configuration.redirectPolicy, hasRetrier: manager.interceptor != nil,
+            canProvideNewBody: (hooks ?? manager.hooks).needNewBodyStream != nil)
+    }
+
+    /// Adapts the request when it is due and adds resume headers: the request that goes out.
+    private func prepareAttempt(_ state: inout AttemptState) async throws -> Request {
+        if state.needsAdapting, let adapter = manager.interceptor {
+            let request = state.request
+            do {
+                state.adapted(to: try await adapter.adapt(request))
+            } catch {
+                throw CourierError(
+                    .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
+                    offendingInput: request.url.absoluteString, underlyingError: error)
+            }
+        }
+        let resumeData = download?.resumeData
+        let outgoing = try AttemptDecision.outgoing(state.request, resuming: resumeData)
+        // While what goes out is still the original request, storing it again would only copy it.
+        if !state.sendsOriginal || resumeData != nil {
+            machine.withLockedValue { $0.currentRequest = outgoing }
+        }
+        return outgoing
+    }
+
+    /// Sends one attempt; the exchange registers its cancel action with this task, which stops
+    /// it when the task is cancelled or runs out of time (see ``TaskStateMachine/Stop``).
+    private func send(_ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?) async throws
+        -> TransportResponse
+    {
+        var uploadReporter: (@Sendable (Int64) -> Void)?
+        if reportsUpload {
+            let bodyLength = outgoing.body.contentLength
+            uploadReporter = { [weak self] sent in self?.reportUpload(completed: sent, total: bodyLength) }
+        }
+        let context = ExchangeContext(
+            deadline: deadline?.instant, uploadProgress: uploadReporter, cancellation: ExchangeCancellation(target: self))
+        return try await manager.sendHandlingCookies(outgoing, context: context)
+    }
+
+    /// The redirect's next request once the hooks agree, or nil when one declined it.
+    /// - Throws: the need-new-body-stream hook's error, as ``CourierError/Code/hookFailed``.
+    private func agreedRedirect(_ proposed: Request, response: ResponseHead, hooks: SessionHooks) async throws
+        -> Request?
+    {
+        var next = proposed
+        if let willRedirect = hooks.willPerformRedirection {
+            guard let changed = await willRedirect(self, response, next) else { return nil }
+            next = changed
+        }
+        if !next.body.isEmpty, let needNewBody = hooks.needNewBodyStream {
+            do {
+                next.body = try await needNewBody(self, next)
+            } catch {
+                throw CourierError.hookFailed(error, "the need-new-body-stream hook for \(next.url.absoluteString) threw")
+            }
+        }
+        next = AttemptDecision.redirectTarget(next, resuming: download?.resumeData != nil)
+        for monitor in manager.eventMonitors { monitor.task(self, willRedirectTo: next, response: response) }
+        return next
+    }
+
+    /// Asks the retrier; when it says retry, waits out the delay (through the injectable
+    /// sleeper) and returns true.
+    /// - Throws: `.cancelled` when the task is stopped during the delay.
+    private func retryAfterAsking(
+        _ request: Request, response: ResponseHead?, error: CourierError?, state: inout AttemptState
+    ) async throws -> Bool {
+        guard let retrier = manager.interceptor, !machine.withLockedValue({ $0.mustStop }) else { return false }
+        let answer = await retrier.retry(request, response: response, error: error, retryCount: state.retryCount)
+        guard let delay = AttemptDecision.retryDelay(answer) else { return false }
+        for monitor in manager.eventMonitors { monitor.task(self, willRetry: request, after: delay) }
+        state.retrying()
+        if delay > .zero {
+            do {
+                try await manager.configuration.sleeper(delay)
+            } catch {
+                throw cancelledError()
+            }
+        }
+        return true
+    }
+
+    /// The final response: hands its head to the did-receive-response hook, then reads the body
+    /// into memory or a file.
+    private func deliver(_ sent: TransportResponse, request: Request, hooks: SessionHooks) async throws
+        -> SessionResponse
+    {
+        let head = sent.head
+        machine.withLockedValue { $0.response = head }
+        var download = self.download
+        if let didReceiveResponse = hooks.didReceiveResponse {
+            switch await didReceiveResponse(self, head) {
+            case .allow:
+                break
+            case .cancel:
+                throw cancelledError()
+            case .becomeDownload(let options, let destination):
+                download = DownloadParameters(options: options, destination: destination, resumeData: nil)
+            }
+        }
+        let configuration = manager.configuration
+        if let download {
+            let fileURL = try await receiveFile(
+                sent.body, head: head, request: request, download: download,
+                temporaryDirectory: configuration.temporaryDirectory)
+            return SessionResponse(request: request, response: head, fileURL: fileURL)
+        }
+        let data = try await receiveData(
+            sent.body, head: head, request: request, cap: configuration.maximumBufferedResponseSize,
+            didReceiveData: hooks.didReceiveData)
+        return SessionResponse(request: request, response: head, data: data)
+    }
+}

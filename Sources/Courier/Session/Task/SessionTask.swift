@@ -1,0 +1,288 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A handle on one transfer, as URLSessionTask: an identifier, a state, progress, and control.
+///
+/// Tasks start suspended; ``resume()`` starts them. ``suspend()`` pauses a running transfer
+/// before its next body chunk (the server is then held back by TCP flow control), ``cancel()``
+/// stops it, and ``response()`` waits for the outcome. All members are safe to call from any task.
+public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCancellationTarget {
+    /// What the task does with the response body.
+    public enum Kind: Sendable, Hashable {
+        /// Body kept in memory (capped).
+        case data
+        /// A request body is sent; the response body is kept in memory.
+        case upload
+        /// Body streamed to a file, then moved to its destination.
+        case download
+    }
+
+    /// Where a task is in its life.
+    public enum State: Sendable, Hashable {
+        /// Not started yet, or paused.
+        case suspended
+        /// Transferring.
+        case running
+        /// A cancel was requested and the transfer is unwinding.
+        case canceling
+        /// Finished, with a response or an error.
+        case completed
+    }
+
+    /// Unique within its session manager, increasing in creation order.
+    public let identifier: Int
+    /// The task's kind.
+    public let kind: Kind
+    /// The request as given, before redirects and adapters.
+    public let originalRequest: Request
+
+    let manager: SessionManager
+    let uploadProgressHandler: ProgressHandler?
+    let downloadProgressHandler: ProgressHandler?
+    let download: DownloadParameters?
+
+    struct DownloadParameters: Sendable {
+        var options: DownloadOptions
+        var destination: DownloadDestination
+        var resumeData: ResumeData?
+    }
+
+    typealias ResultWaiter = UnsafeContinuation<Result<SessionResponse, CourierError>, Never>
+    typealias Gate = CheckedContinuation<Void, Never>
+
+    /// Everything about the task that more than one thread touches; see ``TaskStateMachine``.
+    let machine: NIOLockedValueBox<TaskStateMachine<ResultWaiter, Gate>>
+
+    init(
+        identifier: Int, kind: Kind, request: Request, manager: SessionManager,
+        uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?, download: DownloadParameters?
+    ) {
+        self.identifier = identifier
+        self.kind = kind
+        self.originalRequest = request
+        self.manager = manager
+        self.uploadProgressHandler = uploadProgress
+        self.downloadProgressHandler = downloadProgress
+        self.download = download
+        self.machine = NIOLockedValueBox(TaskStateMachine())
+    }
+
+    public var description: String { "SessionTask #\(identifier) (\(kind)) \(originalRequest.method) \(originalRequest.url.absoluteString)" }
+
+    /// The task's state now.
+    public var state: State {
+        switch machine.withLockedValue({ $0.life }) {
+        case .suspended: return .suspended
+        case .running, .committing: return .running
+        case .canceling: return .canceling
+        case .completed: return .completed
+        }
+    }
+
+    /// The request being sent now (after redirects, adapters and resume headers).
+    public var currentRequest: Request { machine.withLockedValue { $0.currentRequest } ?? originalRequest }
+    /// The final response head, once it has arrived.
+    public var response: ResponseHead? { machine.withLockedValue { $0.response } }
+    /// Upload progress so far.
+    public var uploadProgress: TransferProgress { machine.withLockedValue { $0.uploadProgress.current } }
+    /// Download progress so far.
+    public var downloadProgress: TransferProgress { machine.withLockedValue { $0.downloadProgress.current } }
+
+    /// Starts the task, or continues it after ``suspend()``. Does nothing once it is canceling or completed.
+    public func resume() {
+        let deadline = makeDeadline()
+        switch machine.withLockedValue({ $0.resume(deadline: deadline) }) {
+        case .startWork:
+            // Made outside the lock; a cancel that comes in before it is recorded is caught up with.
+            let work = Task { await self.run(deadline: deadline) }
+            if machine.withLockedValue({ $0.workDidStart(work) }) { work.cancel() }
+        case .openGates(let gates):
+            // Outside the lock, so nothing a woken reader runs can re-enter it.
+            for gate in gates { gate.resume() }
+        case .none:
+            return
+        }
+        for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
+    }
+
+    /// Pauses a running task before its next body chunk; ``resume()`` continues it.
+    public func suspend() {
+        guard machine.withLockedValue({ $0.suspend() }) == .suspended else { return }
+        for monitor in manager.eventMonitors { monitor.taskDidSuspend(self) }
+    }
+
+    /// Cancels the task; it completes with `.cancelled`, and a download leaves no file behind.
+    public func cancel() {
+        cancel(keepingPartialFile: false)
+    }
+
+    /// Cancels a download and returns what is needed to continue it later, or nil when the
+    /// task is not a download, had no bytes yet, the server sent no ETag/Last-Modified, or it
+    /// already completed. Waits until the transfer has unwound.
+    @discardableResult
+    public func cancel(producingResumeData: Bool) async -> ResumeData? {
+        cancel(keepingPartialFile: producingResumeData && download != nil)
+        _ = await outcome()
+        return machine.withLockedValue { $0.resumeData }
+    }
+
+    /// Waits for the outcome; cancelling the waiting Swift task cancels this task.
+    /// - Throws: the task's ``CourierError``.
+    public func response() async throws -> SessionResponse {
+        try await withTaskCancellationHandler {
+            try await outcome().get()
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    func outcome() async -> Result<SessionResponse, CourierError> {
+        // Unsafe rather than checked: every waiter is resumed exactly once, by `publish`, and
+        // the checked form costs an allocation per request.
+        await withUnsafeContinuation { (waiter: ResultWaiter) in
+            if let ready = machine.withLockedValue({ $0.waitForOutcome(waiter) }) { waiter.resume(returning: ready) }
+        }
+    }
+
+    private func cancel(keepingPartialFile: Bool) {
+        switch machine.withLockedValue({ $0.cancel(keepingPartialFile: keepingPartialFile) }) {
+        case .completeWithoutTransfer:
+            publish(.failure(cancelledError()))
+        case .stop(let stop):
+            perform(stop)
+        case .none:
+            break
+        }
+    }
+
+    /// Called by the deadline timer: stops the transfer unless it already committed its outcome.
+    /// The transfer then unwinds and the task reports `.timedOut`.
+    func deadlinePassed() {
+        if let stop = machine.withLockedValue({ $0.deadlinePassed() }) { perform(stop) }
+    }
+
+    /// Outside the lock: cancelling a Swift task runs its cancellation handlers synchronously
+    /// (AsyncHTTPClient's among them), and a woken reader or an exchange's cancel action may call
+    /// back into this task.
+    private func perform(_ stop: TaskStateMachine<ResultWaiter, Gate>.Stop) {
+        stop.work?.cancel()
+        stop.cancelExchange?()
+        for gate in stop.gates { gate.resume() }
+    }
+
+    /// Keeps the way to stop the exchange in flight; calls it at once when the task is already
+    /// stopping. Reached through the ``ExchangeContext/cancellation`` the task hands its transport.
+    func register(cancelExchange: @escaping @Sendable () -> Void) {
+        if machine.withLockedValue({ $0.register(cancelExchange: cancelExchange) }) { cancelExchange() }
+    }
+
+    func cancelThroughHandle() { cancel() }
+
+    var isCancelledThroughHandle: Bool { machine.withLockedValue { $0.stopRequested } }
+
+    /// Runs the transfer on the calling Swift task rather than on a task of its own, and returns
+    /// its outcome; only for a task nobody has resumed yet, whose every exchange registers its
+    /// cancel action (see `SessionManager.runsOnCallersTask`). Cancelling the caller cancels this
+    /// task, as ``response()`` does.
+    /// - Throws: the task's ``CourierError``.
+    func runOnCallersTask() async throws -> SessionResponse {
+        let deadline = makeDeadline()
+        guard machine.withLockedValue({ $0.startOnCallersTask(deadline: deadline) }) else {
+            return try await response()
+        }
+        for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
+        await withTaskCancellationHandler {
+            await run(deadline: deadline)
+        } onCancel: {
+            self.cancel()
+        }
+        return try await outcome().get()
+    }
+
+    /// The request's own deadline, else the transport's default; nil for none.
+    private func makeDeadline() -> RequestDeadline? {
+        RequestDeadline(for: originalRequest, defaultSeconds: manager.transportDeadlineSeconds)
+    }
+
+    /// Marks the body as fully received; from here a cancel or the deadline is too late.
+    /// - Throws: `.cancelled` when a cancel or the deadline came first.
+    func commit() throws {
+        let committed = !Task.isCancelled && machine.withLockedValue { $0.beginCommit() }
+        if !committed { throw cancelledError() }
+    }
+
+    func cancelledError() -> CourierError {
+        CourierError(
+            .cancelled, "the request to \(originalRequest.url.absoluteString) was cancelled",
+            offendingInput: originalRequest.url.absoluteString)
+    }
+
+    /// Waits while the task is paused; throws `.cancelled` once it is cancelled or out of time.
+    func waitWhileSuspended() async throws {
+        let now = machine.withLockedValue { (isPaused: $0.isPaused, mustStop: $0.mustStop) }
+        var stopping = now.mustStop
+        if now.isPaused {
+            // Cancelling the waiting Swift task opens the gate too.
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (gate: Gate) in
+                    let waits = !Task.isCancelled && machine.withLockedValue { $0.wait(at: gate) }
+                    if !waits { gate.resume() }
+                }
+            } onCancel: {
+                for gate in machine.withLockedValue({ $0.takeGates() }) { gate.resume() }
+            }
+            stopping = machine.withLockedValue { $0.mustStop }
+        }
+        if stopping || Task.isCancelled { throw cancelledError() }
+    }
+
+    /// Delivers the transfer's outcome, or `.cancelled` / `.timedOut` in its place when a cancel
+    /// or the deadline came first; a second outcome is dropped.
+    func finish(_ result: Result<SessionResponse, CourierError>) {
+        let outcome: Result<SessionResponse, CourierError>
+        switch machine.withLockedValue({ $0.complete(result) }) {
+        case .ignore: return
+        case .deliver: outcome = result
+        case .deliverCancelled: outcome = .failure(cancelledError())
+        case .deliverTimedOut(let seconds):
+            let target = originalRequest.url.absoluteString
+            outcome = .failure(
+                CourierError(
+                    .timedOut, "the request to \(target) did not complete within its \(seconds) s deadline",
+                    offendingInput: target))
+        }
+        publish(outcome)
+    }
+
+    private func publish(_ outcome: Result<SessionResponse, CourierError>) {
+        // didComplete, the event monitors and the manager's bookkeeping run before the outcome is
+        // published, so a caller whose response() returned finds them done and the task gone from
+        // `tasks`. (Publishing first let a waiter race ahead of them: seen under AddressSanitizer.)
+        manager.hooks.didComplete?(self, outcome)
+        for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
+        manager.taskDidComplete(self)
+        let (first, more) = machine.withLockedValue { $0.publish(outcome) }
+        first?.resume(returning: outcome)
+        for waiter in more { waiter.resume(returning: outcome) }
+    }
+
+    func reportUpload(completed: Int64, total: Int64?) {
+        let report = machine.withLockedValue { $0.uploadProgress.advance(completed: completed, total: total) }
+        if let report { uploadProgressHandler?(report) }
+    }
+
+    func finishUpload() {
+        let report = machine.withLockedValue { $0.uploadProgress.finish() }
+        if let report { uploadProgressHandler?(report) }
+    }
+
+    func reportDownload(completed: Int64, total: Int64?) {
+        let report = machine.withLockedValue { $0.downloadProgress.advance(completed: completed, total: total) }
+        if let report { downloadProgressHandler?(report) }
+    }
+
+    func finishDownload() {
+        let report = machine.withLockedValue { $0.downloadProgress.finish() }
+        if let report { downloadProgressHandler?(report) }
+    }
+}

@@ -1,0 +1,46 @@
+import NIOCore
+
+/// What the session tells a ``Transport`` about one exchange, besides the request itself.
+///
+/// Everything a transport needs to behave as the session expects is here, so a custom transport
+/// gets the same deadline, cancellation and progress as the default one.
+public struct ExchangeContext: Sendable {
+    /// When the whole exchange, head and body, must be over; nil for no deadline. A transport
+    /// should arm no timer for nil (a far-off deadline still costs a timer per request). Past
+    /// it the exchange fails with ``CourierError/Code/timedOut``.
+    public var deadline: NIODeadline?
+    /// Receives the running count of body bytes handed to the connection, never decreasing
+    /// within one exchange; nil when nobody is listening (a transport may then skip counting).
+    public var uploadProgress: (@Sendable (Int64) -> Void)?
+    /// Where the transport registers how to stop this exchange from outside the Swift task that
+    /// runs it (see ``TransportCapabilities/cancelsBodylessExchangesThroughContext``).
+    public var cancellation: ExchangeCancellation
+
+    /// Makes a context; by default no deadline, no progress, and a handle that nothing cancels.
+    public init(
+        deadline: NIODeadline? = nil, uploadProgress: (@Sendable (Int64) -> Void)? = nil,
+        cancellation: ExchangeCancellation = .none
+    ) {
+        self.deadline = deadline
+        self.uploadProgress = uploadProgress
+        self.cancellation = cancellation
+    }
+
+    /// The context for sending `request` on its own, outside a session: its
+    /// ``Request/timeoutInterval``, else `defaultTimeout`, from now.
+    public init(
+        for request: Request, defaultTimeout: Duration?, uploadProgress: (@Sendable (Int64) -> Void)? = nil,
+        cancellation: ExchangeCancellation = .none
+    ) {
+        let deadline = RequestDeadline(for: request, defaultSeconds: defaultTimeout?.seconds)
+        self.init(deadline: deadline?.instant, uploadProgress: uploadProgress, cancellation: cancellation)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

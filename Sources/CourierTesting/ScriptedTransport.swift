@@ -1,0 +1,250 @@
+import Courier
+import Foundation
+import HTTPTypes
+import NIOCore
+
+/// A ``Courier/Transport`` that answers from a script instead of a network, for testing code
+/// built on Courier: give it to a `SessionManager` or an `HTTPSessionManager`, and every request
+/// they send is answered by the script, with no socket, no server and no waiting.
+///
+/// ```swift
+/// let transport = ScriptedTransport { sent in
+///     switch sent.request.url.path {
+///     case "/login": return .redirect(to: "/home")
+///     case "/home": return .json(#"{"name":"Ada"}"#)
+///     default: return .status(404)
+///     }
+/// }
+/// let manager = HTTPSessionManager(baseURL: URL(string: "http://api.test/"), transport: transport)
+/// let user = try await manager.get("login", as: User.self)
+/// #expect(transport.sent.map(\.request.url.path) == ["/login", "/home"])
+/// ```
+///
+/// It behaves as a transport must: it reads each request body as a server would (so a redirect
+/// or retry that cannot replay its body fails as it would for real), reports upload progress,
+/// honours the exchange's deadline (a reply delayed past it fails with `.timedOut`), and stops
+/// a delayed reply as soon as the exchange is cancelled, through its context or its Swift task.
+/// Everything it was sent is kept in ``sent``. Safe to use from any task.
+public final class ScriptedTransport: Transport {
+    /// One request as the transport received it.
+    public struct Sent: Sendable {
+        /// The request, with the headers the session added (cookies, resume ranges).
+        public var request: Request
+        /// The body bytes, read in full.
+        public var body: Data
+        /// The exchange's deadline, as the session worked it out; nil for none.
+        public var deadline: NIODeadline?
+    }
+
+    /// What the transport does with one request: answer after an optional delay, or fail.
+    public struct Reply: Sendable {
+        enum Outcome: Sendable {
+            case response(status: Int, headers: [(String, String)], body: Data, failsAfter: Int?, failure: CourierError?)
+            case failure(CourierError)
+        }
+
+        var outcome: Outcome
+        /// How long the response head takes to arrive.
+        public var delay: Duration = .zero
+
+        /// A response with this status, headers and body; `Content-Length` is added unless given.
+        public static func status(_ status: Int, headers: [(String, String)] = [], body: Data = Data()) -> Reply {
+            Reply(outcome: .response(status: status, headers: headers, body: body, failsAfter: nil, failure: nil))
+        }
+
+        /// A response whose body is `text` as UTF-8, with a `Content-Type` of `contentType`.
+        public static func text(
+            _ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8",
+            headers: [(String, String)] = []
+        ) -> Reply {
+            .status(status, headers: [("Content-Type", contentType)] + headers, body: Data(text.utf8))
+        }
+
+        /// A JSON response (`application/json`) whose body is `json`, as written.
+        public static func json(_ json: String, status: Int = 200, headers: [(String, String)] = []) -> Reply {
+            .text(json, status: status, contentType: "application/json", headers: headers)
+        }
+
+        /// A redirect to `location` (resolved against the request's URL by the session).
+        public static func redirect(_ status: Int = 302, to location: String) -> Reply {
+            .status(status, headers: [("Location", location)])
+        }
+
+        /// The exchange fails before a response arrives, with `error`.
+        public static func failure(_ error: CourierError) -> Reply {
+            Reply(outcome: .failure(error))
+        }
+
+        /// The exchange fails before a response arrives, with a scripted error of this code
+        /// (`.connectionFailed`, `.timedOut`, …).
+        public static func failure(_ code: CourierError.Code) -> Reply {
+            .failure(CourierError(code, "a scripted \(code) failure"))
+        }
+
+        /// The same reply, arriving after `delay`.
+        public func delayed(by delay: Duration) -> Reply {
+            var reply = self
+            reply.delay = delay
+            return reply
+        }
+
+        /// The same response, whose body breaks off after `count` bytes with `error` (by default
+        /// `.connectionFailed`, as a server closing the connection mid-body).
+        public func breakingOff(after count: Int, with error: CourierError? = nil) -> Reply {
+            guard case .response(let status, let headers, let body, _, _) = outcome else { return self }
+            var reply = self
+            let failure = error ?? CourierError(.connectionFailed, "the scripted body broke off after \(count) bytes")
+            reply.outcome = .response(
+                status: status, headers: headers, body: body, failsAfter: max(0, count), failure: failure)
+            return reply
+        }
+    }
+
+    /// Chooses the reply to a request; it sees the request and its body as received.
+    public typealias Script = @Sendable (Sent) -> Reply
+
+    /// What the transport tells sessions about itself. By default no default deadline, and
+    /// exchanges stopped through their context, as the default transport's are.
+    public let capabilities: TransportCapabilities
+    private let script: Script
+    private let state = Locked(State())
+
+    private struct State {
+        var sent: [Sent] = []
+        var isShutDown = false
+    }
+
+    /// A transport that asks `script` for every reply.
+    public init(
+        capabilities: TransportCapabilities = TransportCapabilities(cancelsBodylessExchangesThroughContext: true),
+        script: @escaping Script
+    ) {
+        self.capabilities = capabilities
+        self.script = script
+    }
+
+    /// A transport that gives `replies` in order, one per request; a request past the last
+    /// fails with `.transportFailed`.
+    public convenience init(
+        capabilities: TransportCapabilities = TransportCapabilities(cancelsBodylessExchangesThroughContext: true),
+        replies: [Reply]
+    ) {
+        let queue = Locked(replies[...])
+        self.init(capabilities: capabilities) { sent in
+            queue.withLock { $0.popFirst() }
+                ?? .failure(CourierError(.transportFailed, "no reply scripted for \(sent.request.url.absoluteString)"))
+        }
+    }
+
+    /// Every request sent so far, in order.
+    public var sent: [Sent] { state.withLock { $0.sent } }
+
+    /// Answers `request` from the script; see ``Courier/Transport/send(_:context:)``.
+    /// - Throws: the scripted ``CourierError``; `.cancelled` when the exchange is cancelled during
+    ///   its delay; `.timedOut` when the delay runs past the context's deadline; the body's own
+    ///   error when it cannot be read (a one-shot body read twice); `.transportFailed` after
+    ///   ``shutdown()``.
+    public func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
+        if state.withLock({ $0.isShutDown }) {
+            throw CourierError(.transportFailed, "the scripted transport was shut down")
+        }
+        let body = try await Self.read(request.body, reporting: context.uploadProgress)
+        let sent = Sent(request: request, body: body, deadline: context.deadline)
+        state.withLock { $0.sent.append(sent) }
+        let reply = script(sent)
+        try await Self.wait(reply.delay, context: context, url: request.url)
+        switch reply.outcome {
+        case .failure(let error):
+            throw error
+        case .response(let status, let headers, let body, let failsAfter, let failure):
+            var fields = HTTPFields()
+            for (name, value) in headers {
+                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+            }
+            if fields[.contentLength] == nil { fields[.contentLength] = String(body.count) }
+            let head = ResponseHead(status: HTTPResponse.Status(code: status), headerFields: fields, url: request.url)
+            return TransportResponse(head: head, body: Self.chunks(body, failsAfter: failsAfter, with: failure))
+        }
+    }
+
+    /// Later sends fail with `.transportFailed`; what was sent stays readable.
+    public func shutdown() async throws {
+        state.withLock { $0.isShutDown = true }
+    }
+
+    private static func read(_ body: RequestBody, reporting progress: (@Sendable (Int64) -> Void)?) async throws -> Data {
+        if body.isEmpty { return Data() }
+        var data = Data()
+        for try await chunk in try body.makeChunks() {
+            data.append(contentsOf: chunk.readableBytesView)
+            progress?(Int64(data.count))
+        }
+        return data
+    }
+
+    /// Waits out a reply's delay, for as long as the exchange lives: a cancel through the context
+    /// or the Swift task ends it with `.cancelled`, and the deadline with `.timedOut`.
+    private static func wait(_ delay: Duration, context: ExchangeContext, url: URL) async throws {
+        var wait = delay
+        var timesOut = false
+        if let deadline = context.deadline {
+            let left = Duration.nanoseconds(max(0, deadline.uptimeNanoseconds &- NIODeadline.now().uptimeNanoseconds))
+            if left < wait {
+                wait = left
+                timesOut = true
+            }
+        }
+        if wait > .zero {
+            let sleeper = Task { try await Task.sleep(for: wait) }
+            context.cancellation.onCancel { sleeper.cancel() }
+            do {
+                try await withTaskCancellationHandler {
+                    try await sleeper.value
+                } onCancel: {
+                    sleeper.cancel()
+                }
+            } catch {
+                throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
+            }
+        }
+        if context.cancellation.isCancelled || Task.isCancelled {
+            throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
+        }
+        if timesOut {
+            throw CourierError(.timedOut, "the scripted reply from \(url.absoluteString) came after the deadline")
+        }
+    }
+
+    private static func chunks(_ body: Data, failsAfter: Int?, with failure: CourierError?) -> BodyChunks {
+        let delivered = failsAfter.map { body.prefix($0) } ?? body
+        return BodyChunks(makeNext: {
+            let step = Locked(0)
+            return {
+                switch step.withLock({ value -> Int in defer { value += 1 }; return value }) {
+                case 0 where !delivered.isEmpty:
+                    return ByteBuffer(bytes: delivered)
+                case 0, 1:
+                    if let failure, failsAfter != nil { throw failure }
+                    return nil
+                default:
+                    return nil
+                }
+            }
+        })
+    }
+}
+
+/// A value behind a lock, for the little shared state of a scripted transport.
+final class Locked<Value>: @unchecked Sendable {
+    // Every access goes through `withLock`.
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

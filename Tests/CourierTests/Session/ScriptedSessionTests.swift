@@ -1,0 +1,178 @@
+import Foundation
+import NIOCore
+import Testing
+
+@testable import Courier
+import CourierTesting
+
+/// The session over a custom transport, with no network: the protocol is the whole boundary, so
+/// a ScriptedTransport gets the deadline, cancellation, progress and errors the default one does.
+@Suite("Session over a scripted transport: deadlines, cancels, redirects, retries, errors", .timeLimit(.minutes(3)))
+struct ScriptedSessionTests {
+    let base = URL(string: "http://api.test/start")!
+
+    struct User: Decodable, Sendable { var name: String }
+
+    /// README, "Testing without a network, and custom transports", as written there.
+    @Test func theReadmeExample() async throws {
+        let transport = ScriptedTransport { sent in
+            switch sent.request.url.path {
+            case "/v1/login": return .redirect(303, to: "/v1/me")
+            case "/v1/me": return .json(#"{"name":"Ada"}"#)
+            case "/v1/slow": return .text("late").delayed(by: .seconds(30))
+            default: return .failure(.connectionFailed)
+            }
+        }
+        let api = HTTPSessionManager(baseURL: URL(string: "http://api.test/v1/"), transport: transport)
+        let me = try await api.get("login", as: User.self)
+        #expect(me.value.name == "Ada")
+        #expect(transport.sent.map(\.request.url.path) == ["/v1/login", "/v1/me"])
+
+        var slow = Request(url: URL(string: "http://api.test/v1/slow")!)
+        slow.timeoutInterval = 0.05
+        await expectCode(.timedOut) { try await api.session.data(for: slow) }
+        await expectCode(.connectionFailed) { try await api.session.data(for: Request(url: URL(string: "http://api.test/x")!)) }
+    }
+
+    @Test func aCustomTransportGetsItsDefaultDeadlineOnEitherRunPath() async throws {
+        for onCallersTask in [true, false] {
+            let transport = ScriptedTransport(
+                capabilities: TransportCapabilities(
+                    defaultTimeout: .milliseconds(50), cancelsBodylessExchangesThroughContext: onCallersTask),
+                replies: [.status(200).delayed(by: .seconds(60))])
+            let manager = SessionManager(transport: transport)
+            await expectCode(.timedOut) { try await manager.data(for: Request(url: base)) }
+            #expect(transport.sent.first?.deadline != nil, "the transport was told the deadline")
+        }
+    }
+
+    @Test func noDeadlineIsNilAllTheWayDown() async throws {
+        let transport = ScriptedTransport(replies: [.text("ok")])
+        let response = try await SessionManager(transport: transport).data(for: Request(url: base))
+        #expect(String(decoding: response.data, as: UTF8.self) == "ok")
+        #expect(transport.sent.count == 1)
+        #expect(transport.sent[0].deadline == nil)
+    }
+
+    @Test(arguments: [true, false])
+    func cancellingATaskStopsAScriptedExchange(onCallersTask: Bool) async throws {
+        let transport = ScriptedTransport(
+            capabilities: TransportCapabilities(cancelsBodylessExchangesThroughContext: onCallersTask),
+            replies: [.status(200).delayed(by: .seconds(600))])
+        let manager = SessionManager(transport: transport)
+        let caller = Task { try await manager.data(for: Request(url: base)) }
+        // Wait (bounded) until the exchange is in flight, then cancel the session task itself.
+        for _ in 0..<2000 where transport.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let task = try #require(manager.tasks.first)
+        task.cancel()
+        await expectCode(.cancelled) { try await caller.value }
+        #expect(task.state == .completed)
+        #expect(!caller.isCancelled, "the caller's Swift task itself was left alone")
+    }
+
+    @Test func a307ResendsTheBodyAndA303TurnsAPostIntoAGet() async throws {
+        let transport = ScriptedTransport { sent in
+            switch sent.request.url.path {
+            case "/start": return .redirect(307, to: "/again")
+            case "/again": return .redirect(303, to: "/done")
+            default: return .json(#"{"ok":true}"#)
+            }
+        }
+        let manager = SessionManager(transport: transport)
+        var request = Request(method: .post, url: base)
+        request.body = .data(Data("payload".utf8))
+        let response = try await manager.data(for: request)
+        #expect(response.response.statusCode == 200)
+        let sent = transport.sent
+        #expect(sent.map(\.request.url.path) == ["/start", "/again", "/done"])
+        #expect(sent.map(\.request.method) == [.post, .post, .get])
+        #expect(sent.map { String(decoding: $0.body, as: UTF8.self) } == ["payload", "payload", ""])
+    }
+
+    @Test func aRetrierSendsAgainAfterAnErrorStatusAndAFailure() async throws {
+        let transport = ScriptedTransport(replies: [.status(503), .failure(.connectionFailed), .text("third time")])
+        let delays = Recorder<Duration>()
+        var configuration = SessionManager.Configuration()
+        configuration.sleeper = { delays.append($0) }
+        let manager = SessionManager(configuration: configuration, transport: transport, interceptor: RetryPolicy())
+        let response = try await manager.data(for: Request(url: base))
+        #expect(String(decoding: response.data, as: UTF8.self) == "third time")
+        #expect(transport.sent.count == 3)
+        #expect(delays.values == [.milliseconds(500), .seconds(1)])
+    }
+
+    @Test func aOneShotBodyIsNotRetried() async throws {
+        let transport = ScriptedTransport(replies: [.status(503), .text("unreached")])
+        let manager = SessionManager(transport: transport, interceptor: RetryPolicy(retryableHTTPMethods: [.put]))
+        var request = Request(method: .put, url: base)
+        request.body = .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once")))
+        let response = try await manager.data(for: request)
+        #expect(response.response.statusCode == 503)
+        #expect(transport.sent.count == 1)
+    }
+
+    struct HookError: Error, Equatable { var tag: String }
+
+    @Test func aHooksErrorKeepsItsIdentity() async throws {
+        let transport = ScriptedTransport(replies: [.redirect(307, to: "/next"), .text("unreached")])
+        let manager = SessionManager(transport: transport)
+        manager.hooks.needNewBodyStream = { _, _ in throw HookError(tag: "mine") }
+        var request = Request(method: .post, url: base)
+        request.body = .data(Data("x".utf8))
+        let error = await expectCode(.hookFailed) { try await manager.data(for: request) }
+        #expect(error?.underlyingError as? HookError == HookError(tag: "mine"))
+
+        let direct = ScriptedTransport(replies: [.redirect(307, to: "/next")])
+        let passing = SessionManager(transport: direct)
+        passing.hooks.needNewBodyStream = { _, _ in throw CourierError(.invalidFile, "the hook's own") }
+        let own = await expectCode(.invalidFile) { try await passing.data(for: request) }
+        #expect(own?.message == "the hook's own")
+    }
+
+    struct StrayError: Error {}
+
+    @Test func aTransportsFaultsArriveAsTheyAreOrAsTransportFailed() async throws {
+        let scripted = ScriptedTransport(replies: [.failure(.connectionFailed)])
+        await expectCode(.connectionFailed) { try await SessionManager(transport: scripted).data(for: Request(url: base)) }
+
+        let stray = SessionManager(transport: ThrowingTransport())
+        let error = await expectCode(.transportFailed) { try await stray.data(for: Request(url: base)) }
+        #expect(error?.underlyingError is StrayError)
+    }
+
+    @Test func aBodyThatBreaksOffFailsTheTaskWithTheScriptedError() async throws {
+        let transport = ScriptedTransport(replies: [.text(String(repeating: "a", count: 100)).breakingOff(after: 10)])
+        await expectCode(.connectionFailed) { try await SessionManager(transport: transport).data(for: Request(url: base)) }
+    }
+
+    @Test func uploadProgressFromTheTransportReachesTheTask() async throws {
+        let transport = ScriptedTransport(replies: [.status(201)])
+        let reports = Recorder<Int64>()
+        let manager = SessionManager(transport: transport)
+        var request = Request(method: .post, url: base)
+        request.body = .data(Data(count: 4096))
+        let response = try await manager.upload(Data(count: 4096), with: request) { reports.append($0.completedUnitCount) }
+        #expect(response.response.statusCode == 201)
+        #expect(reports.values.last == 4096)
+        #expect(transport.sent[0].body.count == 4096)
+    }
+
+    @Test func cookiesAndResumeHeadersAreWhatTheTransportSees() async throws {
+        let transport = ScriptedTransport(replies: [
+            .status(200, headers: [("Set-Cookie", "session=abc; Path=/")]), .text("second"),
+        ])
+        let manager = SessionManager(transport: transport)
+        _ = try await manager.data(for: Request(url: base))
+        _ = try await manager.data(for: Request(url: base.appendingPathComponent("next")))
+        #expect(transport.sent[1].request.headerFields[.cookie] == "session=abc")
+    }
+}
+
+/// A transport whose every exchange fails with an error that is not a CourierError.
+private struct ThrowingTransport: Transport {
+    func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
+        throw ScriptedSessionTests.StrayError()
+    }
+
+    func shutdown() async throws {}
+}

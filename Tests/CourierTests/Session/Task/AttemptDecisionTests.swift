@@ -1,0 +1,189 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import Testing
+
+@testable import Courier
+
+/// The kinds of request body that decide what a redirect or a retry may do.
+enum AttemptBodyKind: String, CaseIterable, CustomStringConvertible {
+    case none, replayable, oneShot
+    var description: String { rawValue }
+
+    var body: RequestBody {
+        switch self {
+        case .none: return .empty
+        case .replayable: return .data(Data("body".utf8))
+        case .oneShot: return .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once")))
+        }
+    }
+}
+
+private let origin = URL(string: "http://127.0.0.1:8080/start")!
+
+private func request(_ method: HTTPMethod, _ kind: AttemptBodyKind) -> Request {
+    var request = Request(method: method, url: origin)
+    request.body = kind.body
+    request.headerFields[.authorization] = "Bearer secret"
+    if kind != .none { request.headerFields[.contentType] = "text/plain" }
+    return request
+}
+
+private func head(_ status: Int, location: String? = nil) -> ResponseHead {
+    var fields = HTTPFields()
+    if let location { fields[.location] = location }
+    return ResponseHead(status: .init(code: status), headerFields: fields, url: origin)
+}
+
+private let follows = AttemptRules(redirectPolicy: RedirectPolicy(), hasRetrier: false, canProvideNewBody: false)
+
+@Suite("Attempt decisions: redirects, retries and resume as pure functions")
+struct AttemptDecisionTests {
+    static let methods: [HTTPMethod] = [.get, .head, .post, .put, .delete]
+
+    /// RFC 9110 §15.4 as browsers apply it, restated independently of `RedirectPolicy`.
+    @Test(arguments: [301, 302, 303, 307, 308], AttemptBodyKind.allCases)
+    func redirects(status: Int, body: AttemptBodyKind) {
+        for method in Self.methods {
+            let sent = request(method, body)
+            let step = AttemptDecision.afterResponse(
+                head(status, location: "/next"), sent: sent, state: AttemptState(request: sent), rules: follows,
+                isStopping: false)
+            let becomesGet = (status == 303 && method != .head) || ((status == 301 || status == 302) && method == .post)
+            // A HEAD keeps its method on a 303, and so whatever body it had.
+            let dropsBody = becomesGet
+            let label = "\(status) \(method) \(body)"
+            if !dropsBody && body == .oneShot {
+                guard case .fail(let error) = step else { Issue.record("\(label): \(step)"); continue }
+                #expect(error.code == .bodyNotReplayable, "\(label)")
+                continue
+            }
+            guard case .redirect(let next) = step else { Issue.record("\(label): \(step)"); continue }
+            #expect(next.url.absoluteString == "http://127.0.0.1:8080/next", "\(label)")
+            #expect(next.method == (becomesGet ? .get : method), "\(label)")
+            #expect(next.body.isEmpty == (dropsBody || body == .none), "\(label)")
+            #expect((next.headerFields[.contentType] == nil) == (dropsBody || body == .none), "\(label)")
+            #expect(next.headerFields[.authorization] == "Bearer secret", "same origin keeps credentials: \(label)")
+        }
+    }
+
+    @Test(arguments: [307, 308])
+    func aHookThatCanSupplyABodyLetsAOneShotBodyBeRedirected(status: Int) {
+        let sent = request(.post, .oneShot)
+        var rules = follows
+        rules.canProvideNewBody = true
+        let step = AttemptDecision.afterResponse(
+            head(status, location: "/again"), sent: sent, state: AttemptState(request: sent), rules: rules,
+            isStopping: false)
+        guard case .redirect(let next) = step else { Issue.record("\(step)"); return }
+        #expect(next.method == .post)
+        #expect(!next.body.isEmpty)
+    }
+
+    @Test(arguments: [200, 204, 300, 304, 301, 307, 404, 503])
+    func responsesThatAreNotFollowedAreDelivered(status: Int) {
+        // Redirect statuses without a Location are delivered as they are.
+        let sent = request(.get, .none)
+        let step = AttemptDecision.afterResponse(
+            head(status), sent: sent, state: AttemptState(request: sent), rules: follows, isStopping: false)
+        guard case .deliver = step else { Issue.record("\(status): \(step)"); return }
+    }
+
+    @Test func redirectLimitsAndOrigins() {
+        let sent = request(.get, .none)
+        var state = AttemptState(request: sent)
+        for _ in 0..<16 { state.redirected(to: sent) }
+        #expect(state.redirectCount == 16)
+        let tooMany = AttemptDecision.afterResponse(
+            head(302, location: "/n"), sent: sent, state: state, rules: follows, isStopping: false)
+        guard case .fail(let error) = tooMany else { Issue.record("\(tooMany)"); return }
+        #expect(error.code == .tooManyRedirects)
+
+        let elsewhere = AttemptDecision.afterResponse(
+            head(302, location: "http://[::1]:9/x"), sent: sent, state: AttemptState(request: sent), rules: follows,
+            isStopping: false)
+        guard case .redirect(let next) = elsewhere else { Issue.record("\(elsewhere)"); return }
+        #expect(next.headerFields[.authorization] == nil)
+
+        let notHTTP = AttemptDecision.afterResponse(
+            head(302, location: "ftp://127.0.0.1/x"), sent: sent, state: AttemptState(request: sent), rules: follows,
+            isStopping: false)
+        guard case .fail(let invalid) = notHTTP else { Issue.record("\(notHTTP)"); return }
+        #expect(invalid.code == .invalidRedirectLocation)
+    }
+
+    /// The retrier is asked only when it could act: installed, the task not stopping, the body
+    /// producible again, and an error status (or a transport failure that is not a cancel).
+    @Test(arguments: [200, 302, 404, 503], AttemptBodyKind.allCases)
+    func retriesOnAStatus(status: Int, body: AttemptBodyKind) {
+        let sent = request(.put, body)
+        for hasRetrier in [false, true] {
+            for stopping in [false, true] {
+                let rules = AttemptRules(redirectPolicy: RedirectPolicy(), hasRetrier: hasRetrier, canProvideNewBody: false)
+                let step = AttemptDecision.afterDeclinedRedirect(head(status), sent: sent, rules: rules, isStopping: stopping)
+                let asks = status >= 400 && hasRetrier && !stopping && body != .oneShot
+                let label = "\(status) \(body) retrier \(hasRetrier) stopping \(stopping)"
+                switch step {
+                case .consultRetrier: #expect(asks, "\(label)")
+                case .deliver: #expect(!asks, "\(label)")
+                default: Issue.record("\(label): \(step)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [CourierError.Code.connectionFailed, .timedOut, .cancelled], AttemptBodyKind.allCases)
+    func retriesAfterAFailure(code: CourierError.Code, body: AttemptBodyKind) {
+        let sent = request(.get, body)
+        let rules = AttemptRules(redirectPolicy: RedirectPolicy(), hasRetrier: true, canProvideNewBody: false)
+        for stopping in [false, true] {
+            let step = AttemptDecision.afterFailure(CourierError(code, "x"), sent: sent, rules: rules, isStopping: stopping)
+            let asks = code != .cancelled && !stopping && body != .oneShot
+            switch step {
+            case .consultRetrier: #expect(asks)
+            case .fail(let error): #expect(!asks); #expect(error.code == code)
+            default: Issue.record("\(step)")
+            }
+        }
+        let unasked = AttemptDecision.afterFailure(CourierError(code, "x"), sent: sent, rules: follows, isStopping: false)
+        guard case .fail = unasked else { Issue.record("no retrier, still asked: \(unasked)"); return }
+    }
+
+    @Test func retryAnswersBecomeDelays() {
+        #expect(AttemptDecision.retryDelay(.doNotRetry) == nil)
+        #expect(AttemptDecision.retryDelay(.retry) == .zero)
+        #expect(AttemptDecision.retryDelay(.retryWithDelay(.milliseconds(250))) == .milliseconds(250))
+        #expect(AttemptDecision.retryDelay(.retryWithDelay(.seconds(-1))) == .zero)
+    }
+
+    @Test func attemptCountsAndAdapting() {
+        var state = AttemptState(request: request(.get, .none))
+        #expect(state.needsAdapting && state.sendsOriginal)
+        state.adapted(to: request(.get, .none))
+        #expect(!state.needsAdapting && !state.sendsOriginal)
+        state.retrying()
+        #expect(state.needsAdapting && state.retryCount == 1)
+        state.redirected(to: request(.get, .none))
+        // A redirect hop is not adapted again; a retry is.
+        #expect(!state.needsAdapting && state.redirectCount == 1)
+    }
+
+    @Test func resumeHeadersGoToTheResumedURLOnly() throws {
+        let partial = URL(fileURLWithPath: "/tmp/partial")
+        let resume = ResumeData(url: origin, bytesWritten: 1000, entityTag: "\"v1\"", lastModified: nil, partialFileURL: partial)
+        let plain = Request(url: origin)
+        let resumed = try AttemptDecision.outgoing(plain, resuming: resume)
+        #expect(resumed.headerFields[.range] == "bytes=1000-")
+        #expect(resumed.headerFields[.ifRange] == "\"v1\"")
+        let elsewhere = try AttemptDecision.outgoing(Request(url: URL(string: "http://127.0.0.1:8080/other")!), resuming: resume)
+        #expect(elsewhere.headerFields[.range] == nil)
+        #expect(try AttemptDecision.outgoing(plain, resuming: nil).headerFields[.range] == nil)
+
+        let redirected = AttemptDecision.redirectTarget(resumed, resuming: true)
+        #expect(redirected.headerFields[.range] == nil && redirected.headerFields[.ifRange] == nil)
+        #expect(AttemptDecision.redirectTarget(resumed, resuming: false).headerFields[.range] == "bytes=1000-")
+
+        let noValidator = ResumeData(url: origin, bytesWritten: 1, entityTag: nil, lastModified: nil, partialFileURL: partial)
+        #expect(throws: CourierError.self) { try AttemptDecision.outgoing(plain, resuming: noValidator) }
+    }
+}
