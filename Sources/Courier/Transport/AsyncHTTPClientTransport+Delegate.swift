@@ -36,19 +36,17 @@ extension AsyncHTTPClientTransport {
     /// as the async API. `makeBody` makes the body for each attempt; its `FileRegionBody`, when
     /// there is one, is watched and closed with that attempt.
     ///
-    /// As on the async path, a request whose pooled keep-alive connection turned out to be closed
-    /// before anything went out (`ioOnClosedChannel`) is sent once more on a fresh connection. A
-    /// request whose HTTP/2 stream the server retired before answering (``RetiredStream``) is sent
-    /// again, up to ``RetiredStream/maximumResends`` times; the pool no longer picks a connection
-    /// that received GOAWAY, so the resend goes out on another one.
+    /// An exchange that fails before its response head in a way ``UnansweredExchange`` says is
+    /// safe goes out again on another connection (the pool no longer picks one that is closed or
+    /// received GOAWAY), at most ``UnansweredExchange/maximumResends`` times.
     func sendThroughDelegate(
         _ request: Request, via client: HTTPClient, deadline: NIODeadline?,
         uploadProgress: (@Sendable (Int64) -> Void)?, cancellation: ExchangeCancellation,
         makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
-        var mayResend = request.body.isReplayable
-        var retiredResends = 0
+        let mayResend = request.body.isReplayable
+        var budget = ResendBudget()
         while true {
             let (body, fileBody) = try makeBody()
             let delegate = StreamingResponseDelegate(
@@ -83,14 +81,20 @@ extension AsyncHTTPClientTransport {
                     delegate.noteCancelledByCourier()
                     task.cancel()
                 })
-            } catch let error as ChannelError where error == .ioOnClosedChannel && mayResend {
-                mayResend = false
-                continue
-            } catch where retiredResends < RetiredStream.maximumResends && request.body.isReplayable
-                && (RetiredStream(error)?.allowsResend(of: request.method) == true
-                    || isUnsentOnAClosingConnection(error, delegate: delegate))
-            {
-                retiredResends += 1
+            } catch where mayResend {
+                guard let unanswered = UnansweredExchange(error, cancelledByCourier: wasCancelledByCourier(delegate)),
+                    unanswered.allowsResend(of: request.method), budget.spend(on: unanswered)
+                else {
+                    task.cancel()
+                    throw Self.courierError(from: error, url: url)
+                }
+                // A moment for the pool to learn that the connection is going away, so the resend
+                // is not handed to it, or to its equally retiring sibling, again.
+                do {
+                    try await Task.sleep(for: UnansweredExchange.pause(beforeResend: budget.spent))
+                } catch {
+                    throw Self.courierError(from: error, url: url)
+                }
                 continue
             } catch {
                 task.cancel()
@@ -113,13 +117,10 @@ extension AsyncHTTPClientTransport {
 }
 
 extension AsyncHTTPClientTransport {
-    /// True when AsyncHTTPClient reported `cancelled` for an exchange that nobody cancelled: the
-    /// pool handed the request to an HTTP/2 connection just as a GOAWAY closed it, and the
-    /// request failed before a stream was made, so nothing was written (1.37's
-    /// `HTTP2Connection`: `executeRequest` and stream creation on a closing connection).
-    func isUnsentOnAClosingConnection(_ error: any Error, delegate: StreamingResponseDelegate) -> Bool {
-        guard let error = error as? HTTPClientError, error == .cancelled else { return false }
-        return !delegate.wasCancelledByCourier && !isShutDown && !Task.isCancelled
+    /// Whether Courier itself ended the exchange: a cancel through the delegate, the calling
+    /// task's cancellation, or the transport's shutdown.
+    func wasCancelledByCourier(_ delegate: StreamingResponseDelegate) -> Bool {
+        delegate.wasCancelledByCourier || isShutDown || Task.isCancelled
     }
 }
 

@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 
 /// The default ``Transport``: AsyncHTTPClient 1.37, with its own redirect following turned off.
@@ -203,7 +204,7 @@ public final class AsyncHTTPClientTransport: Transport {
     ///
     /// So only idempotent requests without a body ride HTTP/2: no upload can reach
     /// AsyncHTTPClient's early-answer trap (``Configuration/allowsHTTP2``), and every request
-    /// whose stream a retiring connection cancels may be sent again (``RetiredStream``).
+    /// whose stream a retiring connection cancels may be sent again (``UnansweredExchange``).
     private func delegateClient(for request: Request, carrying bytes: ByteBuffer?) -> HTTPClient {
         guard bodyDelegateClient !== delegateClient else { return delegateClient }
         if request.method.isIdempotent, (bytes?.readableBytes ?? 0) == 0 { return delegateClient }
@@ -356,6 +357,12 @@ public final class AsyncHTTPClientTransport: Transport {
                     .transportFailed, "the request to \(target) failed: \(error.shortDescription)",
                     offendingInput: target, underlyingError: error)
             }
+        }
+        if let reset = error as? NIOHTTP2Errors.StreamClosed {
+            return CourierError(
+                .connectionFailed,
+                "the server reset the HTTP/2 stream of \(target) before the response was complete (\(reset.errorCode.rfcName))",
+                offendingInput: target, underlyingError: error)
         }
         if let error = error as? HTTPParserError, error == .invalidEOFState {
             return CourierError(
