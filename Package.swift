@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        // Test-only: mattt/EventSource 1.1.1's sources with a Linux shim, a second server-sent
+        // events parser to compare Courier's with (Tests/Peers/EventSource/README.md says why local).
+        .package(path: "Tests/Peers/EventSource"),
     ],
     targets: [
         .target(
@@ -82,6 +85,7 @@ let package = Package(
                 "CourierTesting",
                 "CourierTestServer",
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "EventSource", package: "EventSource"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
