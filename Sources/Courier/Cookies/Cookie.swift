@@ -154,8 +154,3 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
         return formatter.string(from: date)
     }
 }
-
-extension CourierError.Code {
-    /// A cookie built by a program or read from a file has an invalid name, value, domain or path.
-    public static let invalidCookie = CourierError.Code("invalidCookie")
-}

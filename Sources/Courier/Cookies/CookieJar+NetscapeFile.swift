@@ -128,8 +128,3 @@ extension CookieJar {
         }
     }
 }
-
-extension CourierError.Code {
-    /// A cookies.txt file has a line that is not a valid Netscape cookie line.
-    public static let invalidCookieFile = CourierError.Code("invalidCookieFile")
-}

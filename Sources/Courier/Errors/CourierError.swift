@@ -5,17 +5,23 @@ import HTTPTypes
 ///
 /// Callers match on ``code`` (an open set of values, so that a new code never breaks a
 /// `switch`), and read ``message`` for a sentence that quotes the offending input. Each layer
-/// declares its own codes in an extension of ``CourierError/Code`` beside the code that
-/// throws them. A response error carries the response head and the body bytes received, as
-/// AFNetworking's error user-info does.
+/// declares all its codes in one catalogue, an extension of ``CourierError/Code`` in its own
+/// folder (`RequestErrorCodes.swift`, `TransportErrorCodes.swift`, `SessionErrorCodes.swift`, …),
+/// which says what each code means and what throws it. A response error carries the response
+/// head and the body bytes received, as AFNetworking's error user-info does.
 public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a value that can be compared: `error.code == .invalidURL`.
+    ///
+    /// Callers match codes but do not make them: the set is Courier's, declared as static
+    /// members in each layer's catalogue, so that a code's name and meaning are stated once.
+    /// A custom serializer or transport reports its failures with an existing code (and its own
+    /// error as ``CourierError/underlyingError``), or throws an error type of its own.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's stable name, such as `"invalidURL"`.
         public let name: String
 
-        /// Makes a code; each layer declares its codes as static members.
-        public init(_ name: String) { self.name = name }
+        /// Makes a code; only the layers' catalogues call it.
+        init(_ name: String) { self.name = name }
 
         public var description: String { name }
     }
@@ -64,6 +70,11 @@ extension CourierError: LocalizedError {
 /// Pattern matching on a code: `catch CourierError.Code.invalidURL { … }`.
 extension CourierError.Code {
     /// True when `error` is a ``CourierError`` with this code.
+    ///
+    /// Because this operator accepts any error, a bare `.name` pattern in a `switch` over some
+    /// other error *struct* whose static members share a name with a code (AsyncHTTPClient's
+    /// `HTTPClientError.cancelled`, say) may be resolved to the ``CourierError/Code`` member,
+    /// and then never matches. Spell such cases out: `case HTTPClientError.cancelled:`.
     public static func ~= (code: CourierError.Code, error: any Error) -> Bool {
         (error as? CourierError)?.code == code
     }

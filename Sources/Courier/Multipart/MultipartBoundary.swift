@@ -66,8 +66,3 @@ public struct MultipartBoundary: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-extension CourierError.Code {
-    /// A multipart boundary that RFC 2046 does not allow.
-    public static let invalidBoundary = CourierError.Code("invalidBoundary")
-}

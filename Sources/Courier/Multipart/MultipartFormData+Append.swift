@@ -219,8 +219,3 @@ extension MultipartFormData {
         pieces.append(piece)
     }
 }
-
-extension CourierError.Code {
-    /// A declared body or part length that is negative.
-    public static let invalidBodyLength = CourierError.Code("invalidBodyLength")
-}

@@ -92,10 +92,3 @@ private func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, pat
         offset += written
     }
 }
-
-extension CourierError.Code {
-    /// An output file that already exists (Courier never writes over one).
-    public static let outputFileExists = CourierError.Code("outputFileExists")
-    /// An output file that could not be created or written.
-    public static let fileWriteFailed = CourierError.Code("fileWriteFailed")
-}

@@ -106,11 +106,3 @@ final class MultipartStreamPart: @unchecked Sendable {
                      offendingInput: label)
     }
 }
-
-extension CourierError.Code {
-    /// A caller's stream for a multipart part failed, or could not be made.
-    public static let streamReadFailed = CourierError.Code("streamReadFailed")
-    /// A form with an `AsyncSequence` part was read synchronously (``MultipartFormData/encode()``,
-    /// ``MultipartFormData/write(to:)``, ``MultipartBodyReader``); use `makeChunks()` instead.
-    public static let asyncPartNeedsAsyncRead = CourierError.Code("asyncPartNeedsAsyncRead")
-}

@@ -145,9 +145,3 @@ extension Optional: OptionalProtocol {
         }
     }
 }
-
-extension CourierError.Code {
-    /// A Foundation value that has no ``ParameterValue`` form (a `Date`, a custom object),
-    /// or that no serializer can write (NaN in JSON, null in a property list).
-    public static let unsupportedParameterValue = CourierError.Code("unsupportedParameterValue")
-}

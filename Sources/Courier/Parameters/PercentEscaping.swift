@@ -85,8 +85,3 @@ extension QueryString {
             offendingInput: "0x\(hex)@\(offset)")
     }
 }
-
-extension CourierError.Code {
-    /// Text with a lone UTF-16 surrogate, which cannot be written as UTF-8.
-    public static let unpairedSurrogate = CourierError.Code("unpairedSurrogate")
-}

@@ -344,8 +344,3 @@ private struct FormEscaper {
         return escaped.replacingOccurrences(of: " ", with: spaceAsPlus ? "+" : "%20")
     }
 }
-
-extension CourierError.Code {
-    /// A value given to the form encoder whose top level is not keyed (a bare string, an array).
-    public static let invalidFormRoot = CourierError.Code("invalidFormRoot")
-}

@@ -65,8 +65,3 @@ public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-extension CourierError.Code {
-    /// A method string that is not an RFC 9110 token.
-    public static let invalidMethod = CourierError.Code("invalidMethod")
-}

@@ -88,10 +88,3 @@ extension HTTPRequestSerializer {
         return try self.request(multipartFormRequest: request, writingStreamContentsTo: fileURL)
     }
 }
-
-extension CourierError.Code {
-    /// A multipart form request with GET or HEAD, which carry no body.
-    public static let multipartMethodNotAllowed = CourierError.Code("multipartMethodNotAllowed")
-    /// A request whose body was expected to be a multipart form and is not.
-    public static let notAMultipartBody = CourierError.Code("notAMultipartBody")
-}

@@ -211,11 +211,6 @@ public struct HTTPRequestSerializer: RequestSerializer {
     }
 }
 
-extension CourierError.Code {
-    /// A string that is not a URL, quoted in the message.
-    public static let invalidURL = CourierError.Code("invalidURL")
-}
-
 extension HTTPRequestSerializer {
     /// The path shared by the body serializers (JSON, property list): URI methods get the query
     /// exactly as this serializer writes it; other methods get the default headers, the body

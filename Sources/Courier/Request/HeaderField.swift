@@ -46,8 +46,3 @@ enum HeaderField {
         }.joined()
     }
 }
-
-extension CourierError.Code {
-    /// A header name that is not a token, or a header value with CR, LF or NUL.
-    public static let invalidHeader = CourierError.Code("invalidHeader")
-}

@@ -54,8 +54,3 @@ extension Request {
         return result
     }
 }
-
-extension CourierError.Code {
-    /// A body that the requested conversion cannot carry (a stream into a `URLRequest`).
-    public static let unsupportedBody = CourierError.Code("unsupportedBody")
-}

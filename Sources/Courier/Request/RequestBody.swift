@@ -154,12 +154,3 @@ public enum BodySegment: Sendable, Equatable {
         }
     }
 }
-
-extension CourierError.Code {
-    /// A file URL that is not a file URL, or names a missing, unreadable or special file.
-    public static let invalidFile = CourierError.Code("invalidFile")
-    /// A one-shot body was asked for its bytes a second time (a redirect or retry needed it).
-    public static let bodyNotReplayable = CourierError.Code("bodyNotReplayable")
-    /// A body produced fewer or more bytes than it declared, or a file changed size under it.
-    public static let bodyLengthMismatch = CourierError.Code("bodyLengthMismatch")
-}

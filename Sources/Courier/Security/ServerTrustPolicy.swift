@@ -75,15 +75,3 @@ public struct ServerTrustPolicy: Sendable, Hashable {
         ServerTrustPolicy(pinningMode: mode, pinnedCertificates: certificates, validatesDomainName: validatesDomainName)
     }
 }
-
-extension CourierError.Code {
-    /// A ``ServerTrustPolicy`` that cannot be enforced (pinning with no certificates, or
-    /// accepting invalid certificates while validating the domain name without pinning).
-    public static let invalidTrustPolicy = CourierError.Code("invalidTrustPolicy")
-    /// A certificate file or PEM/DER bytes could not be read.
-    public static let invalidCertificate = CourierError.Code("invalidCertificate")
-    /// The server's certificate was refused: untrusted chain, not pinned, wrong host name, expired.
-    public static let serverTrustFailed = CourierError.Code("serverTrustFailed")
-    /// The TLS handshake failed for another reason (protocol or cipher mismatch, not TLS at all, closed).
-    public static let tlsHandshakeFailed = CourierError.Code("tlsHandshakeFailed")
-}

@@ -169,8 +169,3 @@ struct EncodedBody: Sendable {
         }
     }
 }
-
-extension CourierError.Code {
-    /// An `Encodable` request body that its encoder refused (a NaN in JSON, an unsupported value).
-    public static let encodingFailed = CourierError.Code("encodingFailed")
-}

@@ -106,10 +106,3 @@ public struct RedirectPolicy: Sendable, Hashable {
         return origin(a) == origin(b)
     }
 }
-
-extension CourierError.Code {
-    /// A task was redirected more times than its ``RedirectPolicy`` allows.
-    public static let tooManyRedirects = CourierError.Code("tooManyRedirects")
-    /// A redirect's `Location` is not a usable http or https URL.
-    public static let invalidRedirectLocation = CourierError.Code("invalidRedirectLocation")
-}

@@ -50,22 +50,6 @@ public struct SessionResponse: Sendable {
     }
 }
 
-extension CourierError.Code {
-    /// A buffered response grew past the session's cap; download tasks stream to disk instead.
-    public static let responseTooLarge = CourierError.Code("responseTooLarge")
-    /// A file operation of a download failed (temporary file, moving into place).
-    public static let downloadFailed = CourierError.Code("downloadFailed")
-    /// A download's destination already exists and `removePreviousFile` was not given.
-    public static let downloadDestinationExists = CourierError.Code("downloadDestinationExists")
-    /// Resume data that cannot be decoded, or that does not match the server's answer.
-    public static let invalidResumeData = CourierError.Code("invalidResumeData")
-    /// A request adapter failed; the underlying error is the adapter's.
-    public static let requestAdaptationFailed = CourierError.Code("requestAdaptationFailed")
-    /// A closure of the caller's (a session hook, a download destination) threw; the error it
-    /// threw is the ``CourierError/underlyingError``.
-    public static let hookFailed = CourierError.Code("hookFailed")
-}
-
 extension CourierError {
     /// The error a caller's closure threw, kept as it is: a ``CourierError`` passes through
     /// unchanged, any other error becomes the underlying error of a `.hookFailed` one.

@@ -8,9 +8,3 @@ extension AsyncHTTPClientTransport {
     /// are using (AsyncHTTPClient's `HTTPClient.shared` refuses in the same way).
     public static let shared = AsyncHTTPClientTransport(configuration: Configuration(), isShared: true)
 }
-
-extension CourierError.Code {
-    /// ``AsyncHTTPClientTransport/shutdown()`` was called on ``AsyncHTTPClientTransport/shared``,
-    /// which stays up for the life of the process.
-    public static let shutdownUnsupported = CourierError.Code("shutdownUnsupported")
-}

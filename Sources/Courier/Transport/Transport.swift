@@ -77,17 +77,3 @@ public struct TransportResponse: Sendable {
         self.body = body
     }
 }
-
-extension CourierError.Code {
-    /// The request was cancelled (by the caller, a task handle, or the calling Swift `Task`).
-    public static let cancelled = CourierError.Code("cancelled")
-    /// A connect, read or whole-request deadline passed.
-    public static let timedOut = CourierError.Code("timedOut")
-    /// The connection could not be made or broke before the response was complete.
-    public static let connectionFailed = CourierError.Code("connectionFailed")
-    /// Any other failure below HTTP (TLS, protocol errors, a shut-down transport).
-    public static let transportFailed = CourierError.Code("transportFailed")
-    /// The URL's scheme is not one the transport speaks (AsyncHTTPClient: http, https and the
-    /// unix-socket forms), or the URL names no host to connect to.
-    public static let unsupportedScheme = CourierError.Code("unsupportedScheme")
-}
