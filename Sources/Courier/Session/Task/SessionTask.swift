@@ -267,22 +267,27 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     }
 
     func reportUpload(completed: Int64, total: Int64?) {
-        let report = machine.withLockedValue { $0.uploadProgress.advance(completed: completed, total: total) }
-        if let report { uploadProgressHandler?(report) }
+        report(\.uploadProgress, to: uploadProgressHandler) { $0.advance(completed: completed, total: total) }
     }
 
     func finishUpload() {
-        let report = machine.withLockedValue { $0.uploadProgress.finish() }
-        if let report { uploadProgressHandler?(report) }
+        report(\.uploadProgress, to: uploadProgressHandler) { $0.finish() }
     }
 
     func reportDownload(completed: Int64, total: Int64?) {
-        let report = machine.withLockedValue { $0.downloadProgress.advance(completed: completed, total: total) }
-        if let report { downloadProgressHandler?(report) }
+        report(\.downloadProgress, to: downloadProgressHandler) { $0.advance(completed: completed, total: total) }
     }
 
     func finishDownload() {
-        let report = machine.withLockedValue { $0.downloadProgress.finish() }
-        if let report { downloadProgressHandler?(report) }
+        report(\.downloadProgress, to: downloadProgressHandler) { $0.finish() }
+    }
+
+    /// Moves one of the trackers under the lock, and calls the handler outside it when the
+    /// progress moved forward.
+    private func report(
+        _ tracker: WritableKeyPath<TaskStateMachine<ResultWaiter, Gate>, ProgressTracker>, to handler: ProgressHandler?,
+        _ step: (inout ProgressTracker) -> TransferProgress?
+    ) {
+        if let progress = machine.withLockedValue({ step(&$0[keyPath: tracker]) }) { handler?(progress) }
     }
 }

@@ -60,8 +60,8 @@ struct TaskStateMachineTests {
             #expect(machine.mustStop)
             #expect(machine.wantsResumeData)
             // A cancel wins over whatever the transfer raced to, and over the deadline.
-            let answer1 = machine.complete(succeeded)
-            #expect(answer1 == .deliverCancelled)
+            let completion = machine.complete(succeeded)
+            #expect(completion == .deliverCancelled)
         case .committing, .canceling, .completed:
             guard case .none = action else { Issue.record("\(action)"); return }
         }
@@ -75,10 +75,10 @@ struct TaskStateMachineTests {
         case .running, .onCallersTask, .paused, .expired:
             #expect(stop != nil)
             #expect(machine.hasExpired)
-            let answer2 = machine.beginCommit()
-            #expect(!answer2)
-            let answer3 = machine.complete(failed)
-            #expect(answer3 == .deliverTimedOut(seconds: 2.5))
+            let committed = machine.beginCommit()
+            #expect(!committed)
+            let completion = machine.complete(failed)
+            #expect(completion == .deliverTimedOut(seconds: 2.5))
         case .notStarted, .committing, .canceling, .completed:
             // Not started yet, too late, or already stopping: the deadline changes nothing.
             #expect(stop == nil)
@@ -94,10 +94,10 @@ struct TaskStateMachineTests {
         if committed {
             // From here a cancel and the deadline are too late.
             guard case .none = machine.cancel(keepingPartialFile: false) else { Issue.record("cancel acted"); return }
-            let answer4 = machine.deadlinePassed()
-            #expect(answer4 == nil)
-            let answer5 = machine.complete(succeeded)
-            #expect(answer5 == .deliver)
+            let stop = machine.deadlinePassed()
+            #expect(stop == nil)
+            let completion = machine.complete(succeeded)
+            #expect(completion == .deliver)
         }
     }
 
@@ -116,8 +116,8 @@ struct TaskStateMachineTests {
         }
         var other = phase.machine()
         let expected: TestMachine.SuspendAction = [.running, .onCallersTask, .expired].contains(phase) ? .suspended : .none
-        let answer6 = other.suspend()
-        #expect(answer6 == expected)
+        let suspended = other.suspend()
+        #expect(suspended == expected)
     }
 
     @Test(arguments: TaskPhase.allCases)
@@ -125,61 +125,61 @@ struct TaskStateMachineTests {
         var machine = phase.machine()
         switch phase {
         case .completed:
-            let answer7 = machine.complete(succeeded)
-            #expect(answer7 == .ignore)
+            let completion = machine.complete(succeeded)
+            #expect(completion == .ignore)
         case .canceling:
-            let answer8 = machine.complete(cancelledOutcome)
-            #expect(answer8 == .deliver)
+            let completion = machine.complete(cancelledOutcome)
+            #expect(completion == .deliver)
         case .expired:
-            let answer9 = machine.complete(cancelledOutcome)
-            #expect(answer9 == .deliverTimedOut(seconds: 5))
+            let completion = machine.complete(cancelledOutcome)
+            #expect(completion == .deliverTimedOut(seconds: 5))
         case .notStarted, .running, .onCallersTask, .paused, .committing:
-            let answer10 = machine.complete(failed)
-            #expect(answer10 == .deliver)
+            let completion = machine.complete(failed)
+            #expect(completion == .deliver)
         }
         #expect(machine.life == .completed)
-        let answer11 = machine.complete(succeeded)
-        #expect(answer11 == .ignore)
+        let completion5 = machine.complete(succeeded)
+        #expect(completion5 == .ignore)
     }
 
     @Test func anOwnTaskIsStoppedByCancellingItAndTheExchange() async {
         var machine = TaskPhase.notStarted.machine()
         guard case .startWork = machine.resume(deadline: nil) else { Issue.record("no start"); return }
         let work = Task<Void, Never> {}
-        let answer12 = machine.workDidStart(work)
-        #expect(!answer12)
-        let answer13 = machine.register(cancelExchange: {})
-        #expect(!answer13)
+        let cancelsWork = machine.workDidStart(work)
+        #expect(!cancelsWork)
+        let cancelsAtOnce = machine.register(cancelExchange: {})
+        #expect(!cancelsAtOnce)
         _ = machine.suspend()
-        let answer14 = machine.wait(at: 1)
-        #expect(answer14)
-        let answer15 = machine.wait(at: 2)
-        #expect(answer15)
+        let waits = machine.wait(at: 1)
+        #expect(waits)
+        let secondWaits = machine.wait(at: 2)
+        #expect(secondWaits)
         guard case .stop(let stop) = machine.cancel(keepingPartialFile: false) else { Issue.record("no stop"); return }
         #expect(stop.work != nil)
         #expect(stop.cancelExchange != nil)
         #expect(stop.gates == [1, 2])
         // The gate stays open from here, and a later exchange is cancelled as it registers.
-        let answer16 = machine.wait(at: 3)
-        #expect(!answer16)
-        let answer17 = machine.register(cancelExchange: {})
-        #expect(answer17)
+        let waitsAfterStop = machine.wait(at: 3)
+        #expect(!waitsAfterStop)
+        let cancelsLateExchange = machine.register(cancelExchange: {})
+        #expect(cancelsLateExchange)
     }
 
     @Test func aTransferOnTheCallersTaskIsNeverStoppedByCancellingThatTask() {
         var machine = TaskPhase.notStarted.machine()
-        let answer18 = machine.startOnCallersTask(deadline: nil)
-        #expect(answer18)
-        let answer19 = machine.startOnCallersTask(deadline: nil)
-        #expect(!answer19)
+        let started = machine.startOnCallersTask(deadline: nil)
+        #expect(started)
+        let startedAgain = machine.startOnCallersTask(deadline: nil)
+        #expect(!startedAgain)
         #expect(machine.runsOnCallersTask)
-        let answer20 = machine.register(cancelExchange: {})
-        #expect(!answer20)
+        let cancelsAtOnce = machine.register(cancelExchange: {})
+        #expect(!cancelsAtOnce)
         let stop = machine.deadlinePassed()
         #expect(stop?.work == nil)
         #expect(stop?.cancelExchange != nil)
-        let answer21 = machine.complete(failed)
-        #expect(answer21 == .deliver)  // no deadline was set, so no .timedOut either
+        let completion = machine.complete(failed)
+        #expect(completion == .deliver)  // no deadline was set, so no .timedOut either
     }
 
     @Test func aStopBeforeTheWorkIsRecordedCancelsItWhenItIs() {
@@ -187,34 +187,34 @@ struct TaskStateMachineTests {
         _ = machine.resume(deadline: nil)
         guard case .stop(let stop) = machine.cancel(keepingPartialFile: false) else { Issue.record("no stop"); return }
         #expect(stop.work == nil)
-        let answer22 = machine.workDidStart(Task<Void, Never> {})
-        #expect(answer22)
+        let cancelsWork = machine.workDidStart(Task<Void, Never> {})
+        #expect(cancelsWork)
     }
 
     @Test func resumingAfterASuspendWakesTheReadersThatWaited() {
         var machine = TaskPhase.running.machine()
-        let answer23 = machine.wait(at: 1)
-        #expect(!answer23)  // running: no wait
+        let waits = machine.wait(at: 1)
+        #expect(!waits)  // running: no wait
         _ = machine.suspend()
         #expect(machine.isPaused)
-        let answer24 = machine.wait(at: 7)
-        #expect(answer24)
+        let waitsWhenPaused = machine.wait(at: 7)
+        #expect(waitsWhenPaused)
         guard case .openGates(let gates) = machine.resume(deadline: nil) else { Issue.record("no gates"); return }
         #expect(gates == [7])
-        let answer25 = machine.takeGates()
-        #expect(answer25.isEmpty)
+        let left = machine.takeGates()
+        #expect(left.isEmpty)
     }
 
     @Test func everyWaiterGetsTheOutcomeOnceAndLaterOnesAtOnce() {
         var machine = TaskPhase.running.machine()
-        let answer26 = machine.waitForOutcome(1)
-        #expect(answer26 == nil)
-        let answer27 = machine.waitForOutcome(2)
-        #expect(answer27 == nil)
-        let answer28 = machine.waitForOutcome(3)
-        #expect(answer28 == nil)
-        let answer29 = machine.complete(failed)
-        #expect(answer29 == .deliver)
+        let ready = machine.waitForOutcome(1)
+        #expect(ready == nil)
+        let secondReady = machine.waitForOutcome(2)
+        #expect(secondReady == nil)
+        let thirdReady = machine.waitForOutcome(3)
+        #expect(thirdReady == nil)
+        let completion = machine.complete(failed)
+        #expect(completion == .deliver)
         let (first, more) = machine.publish(failed)
         #expect(first == 1)
         #expect(more == [2, 3])

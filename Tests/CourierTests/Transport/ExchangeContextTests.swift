@@ -1,0 +1,60 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import Testing
+
+@testable import Courier
+
+@Suite("Exchange context: the cancel handle, the deadline rule, the default transport's capabilities")
+struct ExchangeContextTests {
+    @Test func aHandleRunsTheLatestActionOnceWhetherCancelledBeforeOrAfter() {
+        let calls = NIOLockedValueBox<[String]>([])
+        let handle = ExchangeCancellation()
+        handle.onCancel { calls.withLockedValue { $0.append("first") } }
+        handle.onCancel { calls.withLockedValue { $0.append("second") } }
+        #expect(!handle.isCancelled)
+        handle.cancel()
+        handle.cancel()
+        #expect(handle.isCancelled)
+        // An exchange that registers after the cancel is stopped as it registers.
+        handle.onCancel { calls.withLockedValue { $0.append("late") } }
+        #expect(calls.withLockedValue { $0 } == ["second", "late"])
+
+        let inert = ExchangeCancellation.none
+        inert.onCancel { calls.withLockedValue { $0.append("never") } }
+        inert.cancel()
+        #expect(!inert.isCancelled)
+        #expect(calls.withLockedValue { $0 } == ["second", "late"])
+    }
+
+    @Test func theDeadlineIsTheRequestsElseTheTransportsElseNone() {
+        var request = Request(url: URL(string: "http://127.0.0.1/")!)
+        #expect(ExchangeContext(for: request, defaultTimeout: nil).deadline == nil)
+        let before = NIODeadline.now()
+        let fallback = ExchangeContext(for: request, defaultTimeout: .seconds(30)).deadline
+        #expect(fallback.map { $0 >= before + .seconds(30) } == true)
+        request.timeoutInterval = .infinity  // no usable interval: the transport's default applies
+        #expect(ExchangeContext(for: request, defaultTimeout: .seconds(30)).deadline != nil)
+        request.timeoutInterval = 1
+        let own = ExchangeContext(for: request, defaultTimeout: .seconds(30)).deadline
+        #expect(own.map { $0 < before + .seconds(30) } == true)
+    }
+
+    @Test func theDefaultTransportSaysWhatTheSessionReliesOn() async throws {
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.requestTimeout = .seconds(7)
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        #expect(transport.capabilities.defaultTimeout == .seconds(7))
+        #expect(transport.capabilities.cancelsBodylessExchangesThroughContext)
+        try await transport.shutdown()
+
+        struct Plain: Transport {
+            func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
+                throw CourierError(.transportFailed, "unused")
+            }
+            func shutdown() async throws {}
+        }
+        #expect(Plain().capabilities == TransportCapabilities())
+        #expect(!Plain().capabilities.cancelsBodylessExchangesThroughContext)
+    }
+}
