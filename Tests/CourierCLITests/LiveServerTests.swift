@@ -128,6 +128,25 @@ import Testing
         }
     }
 
+    @Test func terminalOutputEndsWithALineBreakAfterTheLastColourReset() async throws {
+        try await withServer { _, base in
+            let tty = ["COURIER_FORCE_TTY": "1"]
+            for arguments in [["\(base)/get"], ["-v", "\(base)/post", "a=1"], ["\(base)/robots.txt"], ["--pretty=none", "\(base)/get"],
+                ["--pretty=colors", "\(base)/get"], ["\(base)/base64/aGk="]] {
+                let result = try CourierProcess.run(arguments, environment: tty)
+                #expect(result.status == 0)
+                #expect(result.stdoutText.hasSuffix("\n"), "\(arguments): \(result.stdoutText.suffix(40).debugDescription)")
+                #expect(!result.stdoutText.hasSuffix("\n\n\n"), "\(arguments)")
+                #expect(!result.stdoutText.contains("\n\u{1B}[0m"), "\(arguments)")
+            }
+            let colored = try CourierProcess.run(["\(base)/get"], environment: tty)
+            #expect(colored.stdoutText.hasSuffix("\u{1B}[0m\n}\n") || colored.stdoutText.hasSuffix("}\n"))
+            #expect(colored.stdoutText.contains("\u{1B}[34m\"args\"\u{1B}[0m"))
+            let file = try CourierProcess.run(["\(base)/get"])
+            #expect(!file.stdoutText.contains("\u{1B}"))
+        }
+    }
+
     @Test func printOptionsShowTheExchange() async throws {
         try await withServer { _, base in
             let verbose = try CourierProcess.run(["-v", "\(base)/post", "a=1"])

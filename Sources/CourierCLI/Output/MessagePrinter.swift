@@ -97,11 +97,13 @@ struct MessagePrinter: Sendable {
         var buffered: [UInt8] = []
         var overflowed = false
         var binary = false
+        var lastWritten: UInt8?
         for try await chunk in chunks {
             total += Int64(chunk.readableBytes)
             if binary { continue }
             if overflowed {
                 try chunk.withUnsafeReadableBytes { try StandardStreams.writeAll($0, to: 1) }
+                lastWritten = chunk.readableBytesView.last ?? lastWritten
                 continue
             }
             buffered.append(contentsOf: chunk.readableBytesView)
@@ -116,6 +118,7 @@ struct MessagePrinter: Sendable {
                 }
                 overflowed = true
                 try StandardStreams.writeOut(buffered)
+                lastWritten = buffered.last
                 buffered = []
             }
         }
@@ -123,13 +126,18 @@ struct MessagePrinter: Sendable {
             try StandardStreams.writeOut(Self.binaryNote + "\n")
             return total
         }
-        if overflowed { return total }
-        if stdoutIsTerminal, !buffered.isEmpty, String(validating: buffered, as: UTF8.self) == nil {
+        if !overflowed, stdoutIsTerminal, !buffered.isEmpty, String(validating: buffered, as: UTF8.self) == nil {
             try StandardStreams.writeOut(Self.binaryNote + "\n")
             return total
         }
-        try StandardStreams.writeOut(formatted(buffered, contentType: contentType))
-        if stdoutIsTerminal, let last = buffered.last, last != UInt8(ascii: "\n") { try StandardStreams.writeOut("\n") }
+        if !overflowed {
+            let output = formatted(buffered, contentType: contentType)
+            try StandardStreams.writeOut(output)
+            lastWritten = output.last
+        }
+        // On a terminal the body ends with a line break, so the prompt starts on a line of its
+        // own; it comes after the formatted text, so any colour reset precedes it.
+        if stdoutIsTerminal, let lastWritten, lastWritten != UInt8(ascii: "\n") { try StandardStreams.writeOut("\n") }
         return total
     }
 

@@ -89,7 +89,7 @@ struct HTTP2ServerTests {
             let result = try await Harness.curlHTTP2(
                 context, "/upload", ["--data-binary", "@\(file.path)", "-H", "Content-Type: application/octet-stream"])
             #expect(result.exitCode == 0, "\(result.stderr)")
-            let document = try #require(JSONValue.parse(Array(result.stdout.utf8)))
+            let document = try #require(TestServerJSON.parse(Array(result.stdout.utf8)))
             #expect(document["bytes"]?.intValue == 3_000_000)
             #expect(document["sha256"]?.stringValue == TestServerHarness.sha256Hex(bytes))
             #expect(context.server.stats.http2StreamsReset == 0)
