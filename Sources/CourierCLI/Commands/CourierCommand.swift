@@ -7,11 +7,6 @@ struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
         abstract: "An httpie-compatible HTTP client built on the Courier library.",
-        discussion: """
-            courier [METHOD] URL [ITEM ...]   sends a request (see `courier request --help`)
-            courier serve                     runs the httpbin-compatible test server
-            courier demo                      walks through Courier's features against that server
-            """,
         version: "0.1.0",
         subcommands: [RequestCommand.self, ServeCommand.self, DemoCommand.self],
         defaultSubcommand: RequestCommand.self,
@@ -23,6 +18,10 @@ struct CourierCommand: AsyncParsableCommand {
     /// httpie's exit codes (see ``ExitStatus``).
     static func runMain() async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        if RootHelp.isRequested(Array(CommandLine.arguments.dropFirst())) {
+            StandardStreams.writeOutIgnoringErrors(RootHelp.text())
+            return 0
+        }
         let command: ParsableCommand
         do {
             command = try parseAsRoot()

@@ -8,14 +8,20 @@ struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
         abstract: "Send an HTTP request: courier [METHOD] URL [ITEM ...]",
+        usage: "courier [<options>] [METHOD] URL [ITEM ...]\ncourier <subcommand>",
         discussion: """
-            Items: Header:Value  Header;  (empty header)  Header:  (remove a default header)
-                   name==value (query)  name=value (data)  name:=json (raw JSON)
-                   name@file[;type=mime] (file field)  name=@file  name:=@file  @file (raw body)
+            METHOD defaults to GET, or POST when there is data.
+            URL: ':8080/x' is http://localhost:8080/x; 'example.org' gets http://.
+            ITEM:
+              Header:Value  a header       Header;   an empty header
+              Header:       removes a default header
+              name==value   a query parameter
+              name=value    a data field (JSON string, or form field)
+              name:=json    a raw JSON value          name=@file, name:=@file
+              name@file[;type=mime]  a file field     @file  the body from a file
             A backslash escapes a separator character: 'a\\=b=c' is the field "a=b".
-            METHOD defaults to GET, or POST when there is data. ':8080/x' is http://localhost:8080/x.
-            Exit codes: 0 ok, 1 error, 2 timeout, 3/4/5 for 3xx/4xx/5xx with --check-status,
-            6 too many redirects.
+            Exit codes: 0 ok, 1 error, 2 timeout, 3/4/5 for 3xx/4xx/5xx with
+            --check-status, 6 too many redirects, 130/143 interrupted.
             """,
         helpNames: [.long]
     )
@@ -65,6 +71,15 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the request instead of sending it.")
     var offline = false
 
+    @Flag(name: .long, help: "Print the equivalent curl command line instead of sending the request.")
+    var curl = false
+
+    @Option(name: .long, help: "Keep headers, auth and cookies between runs in the session NAME (per host) or the file PATH (httpie's format).")
+    var session: String?
+
+    @Option(name: .customLong("session-read-only"), help: "Use a session as --session does, without updating it.")
+    var sessionReadOnly: String?
+
     @Option(name: [.customShort("p"), .customLong("print")], help: "What to print: H request headers, B request body, h response headers, b response body.")
     var printSpec: String?
 
@@ -99,6 +114,7 @@ struct RequestCommand: AsyncParsableCommand {
         if maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if resume && output == nil { throw ValidationError("--continue needs --output") }
+        if session != nil && sessionReadOnly != nil { throw ValidationError("use only one of --session and --session-read-only") }
         if auth != nil, auth?.contains(":") == false {
             throw ValidationError("--auth \"\(auth ?? "")\": expected user:password")
         }
@@ -117,14 +133,40 @@ struct RequestCommand: AsyncParsableCommand {
         let planner = RequestPlanner(
             mode: multipart ? .multipart : (form ? .form : .json), boundary: boundary, rawArgument: raw,
             stdinBody: stdinBody)
-        let plan = try planner.plan(positionals: positionals)
-        let credentials = auth.map { value -> (String, String) in
+        var plan = try planner.plan(positionals: positionals)
+        let itemHeaders = plan.headers
+        let givenCredentials = auth.map { value -> (user: String, password: String) in
             let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
-        let request = try RequestAssembler(auth: credentials, timeout: timeout).request(for: plan)
+        var credentials = givenCredentials
+        let sessionState = try (session ?? sessionReadOnly).map {
+            try CLISessionState(value: $0, readOnly: sessionReadOnly != nil, url: plan.url)
+        }
+        if let sessionState {
+            let commandHasAuth =
+                credentials != nil || plan.url.user != nil || itemHeaders.contains { $0.name.lowercased() == "authorization" }
+            let sessionAuth = sessionState.auth(commandHasAuth: commandHasAuth)
+            if let basic = sessionAuth.basic { credentials = basic }
+            plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
+        }
+        var request = try RequestAssembler(auth: credentials, timeout: timeout).request(for: plan)
+        if (curl || offline), let jar = sessionState?.jar, request.value(forHTTPHeaderField: "Cookie") == nil,
+            let cookies = jar.cookieHeaderValue(for: request.url)
+        {
+            // Sent by the session's cookie storage when online; shown here as it would go out.
+            try? request.setValue(cookies, forHTTPHeaderField: "Cookie")
+        }
         let printer = MessagePrinter(pretty: prettyOption, stdoutIsTerminal: terminal.stdoutIsTerminal)
 
+        if curl {
+            var command = request.curlDescription
+            if chunked, let range = command.range(of: "curl ") {
+                command.replaceSubrange(range, with: "curl -H 'Transfer-Encoding: chunked' ")
+            }
+            try StandardStreams.writeOut(command + "\n")
+            return
+        }
         if offline {
             try await Self.printRequest(request, printer: printer, options: outputOptions, chunked: chunked)
             return
@@ -133,8 +175,10 @@ struct RequestCommand: AsyncParsableCommand {
             request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
             verify: verify, chunked: chunked, checkStatus: checkStatus, download: download,
             outputPath: output, resume: resume,
-            showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal))
-        let status = try await exchange.run()
+            showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
+            cookieStorage: sessionState?.jar)
+        let status = try await exchange.run(interrupts: InterruptWatch())
+        try sessionState?.save(headerItems: itemHeaders, auth: givenCredentials, url: plan.url)
         if status != .success { throw CommandExit(code: status.rawValue) }
     }
 

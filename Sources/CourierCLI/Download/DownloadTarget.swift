@@ -26,6 +26,12 @@ struct DownloadTarget: Sendable {
         return DownloadTarget(outputPath: outputPath, resumeOffset: offset)
     }
 
+    /// The directory the file goes to: that of `--output`, else the current one.
+    var directory: URL {
+        guard let outputPath else { return URL(fileURLWithPath: FileManager.default.currentDirectoryPath) }
+        return URL(fileURLWithPath: outputPath).deletingLastPathComponent()
+    }
+
     /// The name to show for the target.
     var displayName: String { outputPath ?? "download" }
 

@@ -14,8 +14,10 @@ enum ExitStatus: Int32, Sendable {
     case serverError = 5
     /// More redirects than `--max-redirects` allows.
     case tooManyRedirects = 6
-    /// Interrupted by the user.
+    /// Interrupted by the user (SIGINT, 128 + 2).
     case interrupted = 130
+    /// Stopped by SIGTERM (128 + 15).
+    case terminated = 143
 
     /// The status that `--check-status` reports for `statusCode`.
     static func checking(statusCode: Int, followedRedirects: Bool) -> ExitStatus {

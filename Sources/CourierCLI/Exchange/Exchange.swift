@@ -9,6 +9,12 @@ import NIOCore
 /// The response body always streams to a temporary file through the session's
 /// become-download disposition, so memory stays constant whatever the size; raw output is
 /// also written to stdout as chunks arrive, and formatted output is printed from the file.
+///
+/// Every temporary file lives in one ``ScratchDirectory`` (beside a download's destination, so
+/// it is renamed into place), removed when the exchange ends. SIGINT or SIGTERM cancels the
+/// transfer; a download then keeps the bytes it has at its destination, where `--continue`
+/// looks for them (as curl's and httpie's downloads do), says so in one line, and the
+/// process exits 130 or 143.
 struct Exchange: Sendable {
     var request: Request
     var printer: MessagePrinter
@@ -22,30 +28,50 @@ struct Exchange: Sendable {
     var outputPath: String?
     var resume: Bool
     var showProgress: Bool
+    /// The `--session` cookie jar; nil gives the session a fresh one.
+    var cookieStorage: CookieJar? = nil
 
     /// Sends the request and prints the exchange.
     /// - Returns: the exit status (not success only under `--check-status`).
     /// - Throws: ``CLIError`` with httpie's exit code for connection failures, timeouts and
     ///   too many redirects.
-    func run() async throws -> ExitStatus {
+    func run(interrupts: InterruptWatch) async throws -> ExitStatus {
         var request = request
         if chunked { request.body = ChunkedBody.wrapping(request.body) }
-        let session = try SessionFactory.make(verify: verify, maxRedirects: maxRedirects)
-        do {
-            let status = try await perform(request, session: session.manager)
-            await session.shutdown()
+        let downloadTarget = download ? try DownloadTarget.prepare(outputPath: outputPath, resume: resume) : nil
+        // A download with stdout redirected and no -o writes the body to stdout, as httpie does.
+        let downloading = downloadTarget != nil && (outputPath != nil || printer.stdoutIsTerminal)
+        let scratch = try ScratchDirectory.make(near: downloading ? downloadTarget?.directory : nil)
+        interrupts.removesOnExit(scratch.url)
+        defer { scratch.remove() }
+        let session = try SessionFactory.make(
+            verify: verify, maxRedirects: maxRedirects, temporaryDirectory: scratch.url, cookieStorage: cookieStorage)
+        let transfer = Task {
+            try await perform(request, session: session.manager, scratch: scratch, target: downloading ? downloadTarget : nil)
+        }
+        interrupts.onInterrupt { _ in
+            if downloading { scratch.keepPartialFile() }
+            transfer.cancel()
+        }
+        let outcome = await transfer.result
+        await session.shutdown()
+        switch outcome {
+        case .success(let status):
             return status
-        } catch {
-            await session.shutdown()
+        case .failure(let error):
+            if let signal = interrupts.received {
+                let message = (error as? CLIError)?.message ?? "interrupted"
+                throw CLIError(message: message, exitCode: 128 + signal)
+            }
             throw Self.cliError(for: error)
         }
     }
 
-    private func perform(_ request: Request, session: SessionManager) async throws -> ExitStatus {
+    private func perform(
+        _ request: Request, session: SessionManager, scratch: ScratchDirectory, target downloadTarget: DownloadTarget?
+    ) async throws -> ExitStatus {
         var request = request
-        let downloadTarget = download ? try DownloadTarget.prepare(outputPath: outputPath, resume: resume) : nil
-        // A download with stdout redirected and no -o writes the body to stdout, as httpie does.
-        let downloading = downloadTarget != nil && (outputPath != nil || printer.stdoutIsTerminal)
+        let downloading = downloadTarget != nil
         if downloading, let offset = downloadTarget?.resumeOffset, offset > 0 {
             try request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
         }
@@ -55,8 +81,7 @@ struct Exchange: Sendable {
             if output.requestBody, !request.body.isEmpty, output.printsResponse { try StandardStreams.writeOut("\n\n") }
         }
 
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).body")
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        let bodyFile = scratch.bodyFile
         let streamsRaw = !downloading && output.responseBody && !printer.stdoutIsTerminal && printer.pretty == .none
         let headState = NIOLockedValueBox<ResponseHead?>(nil)
         let printer = self.printer
@@ -72,7 +97,7 @@ struct Exchange: Sendable {
             } else if output.responseHeaders {
                 try? StandardStreams.writeOut(printer.responseHead(head))
             }
-            return .becomeDownload(options: [], destination: { _, _ in scratch })
+            return .becomeDownload(options: [], destination: { _, _ in bodyFile })
         }
         if streamsRaw {
             hooks.didReceiveData = { _, chunk in
@@ -93,27 +118,36 @@ struct Exchange: Sendable {
                 downloadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
             })
         task.resume()
-        let response = try await withTaskCancellationHandler {
-            try await task.response()
-        } onCancel: {
-            task.cancel()
+        let response: SessionResponse
+        do {
+            response = try await withTaskCancellationHandler {
+                try await task.response()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            uploadBar.abandon()
+            downloadBar.abandon()
+            guard Task.isCancelled, let downloadTarget else { throw error }
+            throw Self.interruptedDownload(
+                scratch: scratch, target: downloadTarget, head: headState.withLockedValue { $0 }, url: request.url)
         }
         let head = response.response
-        let bodyFile = response.fileURL ?? scratch
-        let bodySize = (try? FileManager.default.attributesOfItem(atPath: bodyFile.path)[.size] as? Int64) ?? 0
+        let receivedFile = response.fileURL ?? bodyFile
+        let bodySize = (try? FileManager.default.attributesOfItem(atPath: receivedFile.path)[.size] as? Int64) ?? 0
 
         if downloading, let downloadTarget {
             downloadBar.finish(completed: bodySize, total: bodySize)
             if (200...299).contains(head.statusCode) {
-                let saved = try downloadTarget.store(bodyFile, head: head, url: response.request.url)
+                let saved = try downloadTarget.store(receivedFile, head: head, url: response.request.url)
                 StandardStreams.writeError("Saved \(ProgressBar.formatBytes(bodySize)) to \"\(saved)\"\n")
             } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
                 StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
             } else if output.responseBody {
-                try await printer.writeBody(try RequestBody.file(bodyFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
+                try await printer.writeBody(try RequestBody.file(receivedFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
             }
         } else if output.responseBody, !streamsRaw, bodySize > 0 {
-            try await printer.writeBody(try RequestBody.file(bodyFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
+            try await printer.writeBody(try RequestBody.file(receivedFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
         }
 
         guard checkStatus else { return .success }
@@ -122,6 +156,27 @@ struct Exchange: Sendable {
             StandardStreams.writeError("courier: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)\n")
         }
         return status
+    }
+
+    /// Puts the bytes an interrupted download kept where `--continue` finds them (appended to
+    /// the destination when they continue it, the destination itself otherwise) and returns
+    /// the one line to print; the exit code is set by ``run(interrupts:)``.
+    private static func interruptedDownload(
+        scratch: ScratchDirectory, target: DownloadTarget, head: ResponseHead?, url: URL
+    ) -> CLIError {
+        let kept = scratch.keptFile
+        let size = (try? FileManager.default.attributesOfItem(atPath: kept.path)[.size] as? Int64) ?? 0
+        guard let head, (200...299).contains(head.statusCode), size > 0 else {
+            return CLIError.failure("interrupted; nothing was downloaded")
+        }
+        do {
+            let saved = try target.store(kept, head: head, url: url)
+            let total = (try? FileManager.default.attributesOfItem(atPath: saved)[.size] as? Int64) ?? size
+            return CLIError.failure(
+                "interrupted; \(ProgressBar.formatBytes(total)) kept in \"\(saved)\" (--download --continue --output \"\(saved)\" resumes it)")
+        } catch {
+            return CLIError.failure("interrupted; the partial download could not be kept: \(error)")
+        }
     }
 
     /// The CLI error and exit code for a library failure.

@@ -18,11 +18,15 @@ struct CLISession: Sendable {
 enum SessionFactory {
     /// A manager over a fresh ``AsyncHTTPClientTransport``; the caller shuts it down.
     /// - Throws: ``CLIError`` (usage) for a `--verify` value that is neither yes, no nor a readable file.
-    static func make(verify: String = "yes", maxRedirects: Int = 30) throws -> CLISession {
+    static func make(
+        verify: String = "yes", maxRedirects: Int = 30, temporaryDirectory: URL? = nil, cookieStorage: CookieJar? = nil
+    ) throws -> CLISession {
         var transportConfiguration = AsyncHTTPClientTransport.Configuration()
         transportConfiguration.tlsConfiguration = try tlsConfiguration(verify: verify)
         var configuration = SessionManager.Configuration()
         configuration.redirectPolicy = RedirectPolicy(maximumRedirects: maxRedirects)
+        if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }
+        if let cookieStorage { configuration.cookieStorage = cookieStorage }
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         return CLISession(manager: SessionManager(configuration: configuration, transport: transport), transport: transport)
     }

@@ -97,6 +97,16 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// Ends a bar that stopped short (an interrupted transfer) so the next line starts clean.
+    func abandon() {
+        guard enabled else { return }
+        let drawn = state.withLockedValue { state -> Bool in
+            defer { state.finished = true }
+            return !state.finished && state.lastDraw >= 0
+        }
+        if drawn { StandardStreams.writeError("\n") }
+    }
+
     private func draw(completed: Int64, total: Int64?, elapsed: Double, final: Bool) {
         let columns = Terminal.stderrColumns()
         let line = label + " " + ProgressBar.render(completed: completed, total: total, elapsed: elapsed, width: columns - label.count - 1)

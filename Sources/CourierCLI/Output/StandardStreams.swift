@@ -19,6 +19,9 @@ enum StandardStreams {
     /// Writes `text` to stdout.
     static func writeOut(_ text: String) throws { try write(Array(text.utf8), to: 1) }
 
+    /// Writes `text` to stdout, ignoring failures (help piped into `head`).
+    static func writeOutIgnoringErrors(_ text: String) { try? write(Array(text.utf8), to: 1) }
+
     /// Writes `text` to stderr, ignoring failures (there is nowhere left to report them).
     static func writeError(_ text: String) { try? write(Array(text.utf8), to: 2) }
 

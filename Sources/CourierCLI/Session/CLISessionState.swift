@@ -1,0 +1,59 @@
+import Courier
+import Foundation
+
+/// A `--session` in use for one command: the file, what it held, and the cookie jar the
+/// exchange reads and fills.
+struct CLISessionState: Sendable {
+    let location: URL
+    let readOnly: Bool
+    let jar: CookieJar
+    private let loaded: LoadedSession
+
+    /// `SessionFile` holds Foundation JSON values for its meta block; it is only read and
+    /// written on the command's own task.
+    private final class LoadedSession: @unchecked Sendable {
+        var file: SessionFile
+        init(_ file: SessionFile) { self.file = file }
+    }
+
+    /// Loads the session named by `--session` / `--session-read-only` for `url`.
+    /// - Throws: ``CLIError`` for a bad name or a file that is not a session file.
+    init(value: String, readOnly: Bool, url: URL) throws {
+        location = try SessionLocation.file(for: value, url: url)
+        self.readOnly = readOnly
+        let file = try SessionFile.load(from: location)
+        jar = CookieJar()
+        for cookie in file.cookies { jar.setCookie(cookie) }
+        loaded = LoadedSession(file)
+    }
+
+    /// The session's headers before the command's own, leaving out those the command sets, so
+    /// that an item always wins.
+    func headers(before items: [(name: String, value: String?)]) -> [(name: String, value: String?)] {
+        let given = Set(items.map { $0.name.lowercased() })
+        return loaded.file.headers.filter { !given.contains($0.name.lowercased()) }.map { ($0.name, $0.value) } + items
+    }
+
+    /// The session's credentials, when the command gives none (no `-a`, no `Authorization`
+    /// item, no user-info in the URL): Basic as `(user, password)`, or a Bearer header item.
+    func auth(commandHasAuth: Bool) -> (basic: (String, String)?, header: (name: String, value: String?)?) {
+        guard !commandHasAuth, let auth = loaded.file.auth else { return (nil, nil) }
+        switch auth.type.lowercased() {
+        case "basic":
+            let parts = auth.raw.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            return ((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""), nil)
+        case "bearer":
+            return (nil, ("Authorization", "Bearer \(auth.raw)"))
+        default:
+            return (nil, nil)
+        }
+    }
+
+    /// Records what the request added and writes the file, unless read-only.
+    /// - Throws: ``CLIError`` when the file cannot be written.
+    func save(headerItems: [(name: String, value: String?)], auth: (user: String, password: String)?, url: URL) throws {
+        guard !readOnly else { return }
+        loaded.file.update(headerItems: headerItems, auth: auth, url: url, jar: jar)
+        try loaded.file.save(to: location)
+    }
+}

@@ -1,0 +1,131 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+/// SIGINT and SIGTERM during a transfer: a download keeps its bytes where `--continue` finds
+/// them, one line says so, the exit code is 130 or 143, and no temporary file is left.
+@Suite(.timeLimit(.minutes(3))) struct InterruptTests {
+    /// Starts `courier`, waits until `ready` holds (at most 60 s), sends `signal`, and returns
+    /// the exit status and stderr.
+    func interrupt(
+        _ arguments: [String], signal: Int32, directory: URL, environment: [String: String] = [:],
+        ready: () -> Bool
+    ) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = try CourierProcess.executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "COURIER_FORCE_TTY")
+        for (key, value) in environment { env[key] = value }
+        // The session's files would go here if they escaped the scratch directory.
+        env["TMPDIR"] = directory.appendingPathComponent("tmp").path
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        process.environment = env
+        let errURL = directory.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !ready() && process.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(process.isRunning, "courier ended before it was interrupted")
+        kill(process.processIdentifier, signal)
+        let exitDeadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < exitDeadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("courier did not exit after the signal")
+        }
+        process.waitUntilExit()
+        let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        try FileManager.default.removeItem(at: errURL)
+        return (process.terminationStatus, stderr)
+    }
+
+    /// Bytes in the session's file inside courier's scratch directory.
+    func inProgressBytes(in directory: URL) -> Int64 {
+        let manager = FileManager.default
+        guard let scratch = (try? manager.contentsOfDirectory(atPath: directory.path))?.first(where: { $0.hasPrefix(".courier-") }),
+            let files = try? manager.contentsOfDirectory(atPath: directory.appendingPathComponent(scratch).path)
+        else { return 0 }
+        return files.reduce(0) { total, name in
+            let path = directory.appendingPathComponent(scratch).appendingPathComponent(name).path
+            return total + ((try? manager.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0)
+        }
+    }
+
+    func leftovers(in directory: URL) throws -> [String] {
+        let top = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".courier-") }
+        let temporary = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path)
+        return top + temporary
+    }
+
+    @Test func sigintKeepsTheBytesAtTheDestinationAndContinueResumesThem() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let base = server.baseURL.absoluteString
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("big.bin")
+
+        let result = try interrupt(
+            ["-d", "-o", "big.bin", "\(base)/drip?numbytes=4000000&duration=20"], signal: SIGINT, directory: directory
+        ) { inProgressBytes(in: directory) > 10_000 }
+        #expect(result.status == 130)
+        // The response head is CRLF-terminated; "\r\n" is one Character, so normalize before splitting.
+        let lines = result.stderr.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+            .filter { $0.hasPrefix("courier:") }
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.contains("kept in \"big.bin\"") == true, "\(result.stderr)")
+        let kept = try Data(contentsOf: destination)
+        #expect(kept.count > 10_000 && kept.count < 4_000_000)
+        #expect(kept.allSatisfy { $0 == UInt8(ascii: "*") })
+        #expect(try leftovers(in: directory) == [])
+
+        // --continue asks for the rest from where the file ends.
+        let resumed = try CourierProcess.run(["-d", "-c", "-o", "big.bin", "\(base)/bytes/4000000?seed=2"], directory: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("206"))
+        let whole = try Data(contentsOf: destination)
+        #expect(whole.count == 4_000_000)
+        #expect(whole.prefix(kept.count) == kept)
+        #expect(whole.suffix(from: kept.count) == Data(TestServer.expectedBytes(count: 4_000_000, seed: 2)).suffix(from: kept.count))
+    }
+
+    @Test func sigtermKeepsTheBytesUnderTheChosenNameAndExits143() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try interrupt(
+            ["-d", "--progress=always", "\(server.baseURL.absoluteString)/drip?numbytes=4000000&duration=20"], signal: SIGTERM,
+            directory: directory, environment: ["COURIER_FORCE_TTY": "1"]
+        ) { inProgressBytes(in: directory) > 10_000 }
+        #expect(result.status == 143)
+        #expect(result.stderr.contains("kept in \"drip.bin\""), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("\n"))
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("drip.bin").path))
+        #expect(try leftovers(in: directory) == [])
+    }
+
+    @Test func anInterruptedRequestLeavesNoTemporaryFile() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = directory.appendingPathComponent("tmp")
+        let result = try interrupt(
+            ["\(server.baseURL.absoluteString)/drip?numbytes=4000000&duration=20"], signal: SIGINT, directory: directory
+        ) {
+            // The body streams into a scratch directory under TMPDIR.
+            ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).contains { name in
+                inProgressBytes(in: temporary) > 10_000 && name.hasPrefix(".courier-")
+            }
+        }
+        #expect(result.status == 130)
+        #expect(result.stderr == "courier: error: interrupted\n")
+        #expect(try leftovers(in: directory) == [])
+    }
+}
