@@ -616,6 +616,11 @@ def workloads(ctx: Context):
         h2_run("h2-gets", "courier", "h2"), h2_run("h2-gets", "ahc-h2", "h2"),
         "— (bodyless requests still multiplex)", reported(), missing=no_h2 or missing("h2-gets")))
     rows.append(Workload(
+        "h2-gets-delegate", "Diagnostic: the same GETs, peer on AsyncHTTPClient's delegate API (the one Courier uses), both over HTTP/2",
+        "raw AsyncHTTPClient delegate API, HTTP/2", "ops/s",
+        h2_run("h2-gets", "courier", "h2"), h2_run("h2-gets", "ahc-h2-delegate", "h2"),
+        "— (Courier's own cost per GET on HTTP/2, resend logic included)", reported(), missing=no_h2 or missing("h2-gets")))
+    rows.append(Workload(
         "h2-gets-http1", "Diagnostic: the same GETs with HTTP/2 off on both sides (Courier allowsHTTP2 = false, AHC .http1Only)",
         "raw AsyncHTTPClient, HTTP/1.1", "ops/s",
         h2_run("h2-gets", "courier-h1", "http/1.1"), h2_run("h2-gets", "ahc-h1", "http/1.1"),

@@ -54,6 +54,8 @@ enum Registry {
             "ahc-h2": { try await HTTP2Requests.raw(options: $0, kind: .gets, http1Only: false) },
             "courier-h1": { try await HTTP2Requests.courier(options: $0, kind: .gets, allowsHTTP2: false) },
             "ahc-h1": { try await HTTP2Requests.raw(options: $0, kind: .gets, http1Only: true) },
+            "ahc-h2-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: false) },
+            "ahc-h1-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: true) },
         ],
     ]
 

@@ -105,6 +105,47 @@ enum HTTP2Requests {
         }
     }
 
+    /// A diagnostic side: raw AsyncHTTPClient's delegate API (`execute(request:delegate:)`,
+    /// `.indifferent`, no deadline), the API Courier's transport uses for these requests, with
+    /// a delegate that only collects the body; on HTTP/2 unless `http1Only`.
+    static func rawDelegate(options: Options, kind: Kind, http1Only: Bool) async throws -> Measurement {
+        let setup = try Setup(options: options, kind: kind)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(setup.certificates)
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: setup.connections)
+        configuration.httpVersion = http1Only ? .http1Only : .automatic
+        let expected: HTTPVersion = http1Only ? .http1_1 : .http2
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let url = setup.baseURL + setup.path
+            let body = ByteBuffer(bytes: setup.payload)
+            @Sendable func once() async throws -> Int {
+                var request = try HTTPClient.Request(url: url, method: kind == .posts ? .POST : .GET)
+                if kind == .posts {
+                    request.headers.add(name: "Content-Type", value: "text/plain")
+                    request.body = .byteBuffer(body)
+                }
+                let task = client.execute(request: request, delegate: CollectingDelegate(), eventLoop: .indifferent, deadline: nil)
+                let answer = try await task.futureResult.get()
+                guard answer.status == .ok, answer.version == expected, setup.isAnswer(answer.body, kind: kind) else {
+                    return -1
+                }
+                return answer.body.count
+            }
+            var measurement = try await SmallRequests.measure(
+                count: setup.requestCount, concurrency: setup.concurrency, once)
+            measurement.detail += " in \(expected), delegate API"
+            measurement.extra["requests_sent"] = String(setup.requestsSent)
+            try await client.shutdown()
+            return measurement
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
     /// The raw sides: AsyncHTTPClient's async API with nothing on top, `.automatic` (HTTP/2
     /// by ALPN) or `.http1Only`; every response must come in the version asked for.
     static func raw(options: Options, kind: Kind, http1Only: Bool) async throws -> Measurement {
@@ -145,4 +186,29 @@ enum HTTP2Requests {
             throw error
         }
     }
+}
+
+/// Collects a response for ``HTTP2Requests/rawDelegate(options:kind:http1Only:)``. AsyncHTTPClient
+/// calls it on the task's event loop, one call at a time, so the state needs no lock.
+private final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
+    struct Answer: Sendable {
+        var status: HTTPResponseStatus = .ok
+        var version: HTTPVersion = .http1_1
+        var body = Data()
+    }
+
+    private var answer = Answer()
+
+    func didReceiveHead(task: HTTPClient.Task<Answer>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        answer.status = head.status
+        answer.version = head.version
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Answer>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        answer.body.append(contentsOf: buffer.readableBytesView)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Answer>) throws -> Answer { answer }
 }
