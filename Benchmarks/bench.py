@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 import platform
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -204,6 +205,9 @@ class Context:
         self.server_url = None   # Courier's TestServer, when it is on main
         self.sink_url = None     # the discarding sink the timed uploads go to
         self.server = None
+        self.h2_url = None       # the test server in its HTTP/2 mode (TLS, ALPN h2 and http/1.1)
+        self.h2_stats_url = None # its counters, as JSON, over plain HTTP
+        self.h2_cert = None      # its self-signed certificate (PEM), the only root the HTTP/2 rows trust
         self.httpbin = None      # real httpbin under gunicorn, for the CLI's interop check
         self.httpbin_url = None
         self.big_path = os.path.join(WORK, "big.bin")
@@ -236,17 +240,24 @@ class Context:
         with open(sha_path, "w") as handle:
             handle.write(self.big_sha256)
 
-    def start_server(self):
-        """Starts courier-bench serve: the discarding sink, and the test server when it exists."""
+    def start_server(self, with_h2=False):
+        """Starts courier-bench serve: the discarding sink, the test server when it exists, and
+        with `with_h2` the test server in its HTTP/2 mode with its counters listener."""
         port_file = os.path.join(WORK, "server.port")
         sink_file = os.path.join(WORK, "sink.port")
-        for path in (port_file, sink_file):
+        h2_file = os.path.join(WORK, "h2.port")
+        h2_stats_file = os.path.join(WORK, "h2-stats.port")
+        for path in (port_file, sink_file, h2_file, h2_stats_file):
             if os.path.exists(path):
                 os.remove(path)
         with_test_server = ("serve", "test") in self.available
+        with_h2 = with_h2 and ("serve", "h2") in self.available
         argv = [self.bench, "serve", "all", "--sink-port-file", sink_file]
         if with_test_server:
             argv += ["--port-file", port_file]
+        if with_h2:
+            argv += ["--h2-port-file", h2_file, "--h2-stats-port-file", h2_stats_file,
+                     "--h2-cert-dir", os.path.join(WORK, "h2-cert")]
         log = open(os.path.join(WORK, "server.log"), "wb")
         self.server = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         deadline = time.monotonic() + 30
@@ -254,10 +265,15 @@ class Context:
             if self.server.poll() is not None:
                 raise Failed("the servers exited: " + open(os.path.join(WORK, "server.log")).read()[-600:])
             ports = [read_port(sink_file)] + ([read_port(port_file)] if with_test_server else [])
-            if all(ports):
+            h2_ports = [read_port(h2_file), read_port(h2_stats_file)] if with_h2 else []
+            if all(ports) and all(h2_ports):
                 self.sink_url = f"http://127.0.0.1:{ports[0]}"
                 if with_test_server:
                     self.server_url = f"http://127.0.0.1:{ports[1]}"
+                if with_h2:
+                    self.h2_url = f"https://127.0.0.1:{h2_ports[0]}"
+                    self.h2_stats_url = f"http://127.0.0.1:{h2_ports[1]}/"
+                    self.h2_cert = os.path.join(WORK, "h2-cert", "server.pem")
                 return
             time.sleep(0.05)
         raise Failed("the servers did not report their ports within 30 s")
@@ -305,6 +321,11 @@ class Context:
         if int(declared) != received or received <= BIG:
             return f"sink received {received} bytes, Content-Length {declared}, file {BIG}"
         return None
+
+    def h2_stats(self):
+        """The HTTP/2 test server's counters (see Server/StatsListener.swift)."""
+        with urllib.request.urlopen(self.h2_stats_url, timeout=10) as answer:
+            return json.loads(answer.read())
 
     # --- checks -------------------------------------------------------------------------------
 
@@ -533,6 +554,77 @@ def workloads(ctx: Context):
                            "--concurrency", "16"], per_second("ops")),
         "≥ 0.9× AsyncHTTPClient (issue 4)", absolute_or_ratio(minimum_ratio=0.9),
         missing=missing("small-gets")))
+
+    # Issue 20: what keeping request bodies off HTTP/2 costs. Small requests over TLS to the
+    # test server in its HTTP/2 mode; Courier's POSTs go over HTTP/1.1 (its defence against
+    # AsyncHTTPClient 1.37's early-answer trap), its GETs over HTTP/2. Every run reads the
+    # server's counters before and after: every request sent (warm-up included) must have been
+    # served, over HTTP/2 or not at all over it, as the side claims.
+    def h2_run(workload, impl, protocol, *extra, requests=5000):
+        def go():
+            before = ctx.h2_stats()
+            run = swift_run([b, workload, impl, "--url", ctx.h2_url, "--ca", ctx.h2_cert,
+                             "--requests", scaled(requests), "--concurrency", "16", "--connections", "8", *extra],
+                            per_second("ops"))
+            after = ctx.h2_stats()
+            delta = {key: after[key] - before.get(key, 0) for key in after}
+            sent = int(run.report.get("requests_sent", -1))
+            served, streams = delta["requestsServed"], delta["http2StreamsServed"]
+            problem = None
+            if served != sent:
+                problem = f"the server served {served} requests, the client sent {sent}"
+            elif protocol == "h2" and (streams != sent or delta["http2ConnectionsOpened"] < 1):
+                problem = f"{streams} of {sent} requests came over HTTP/2, expected all"
+            elif protocol == "http/1.1" and (streams != 0 or delta["http2ConnectionsOpened"] != 0):
+                problem = f"{streams} of {sent} requests came over HTTP/2, expected none"
+            server = (f"server: {served} served, {streams} over HTTP/2, {delta['connectionsAccepted']} TLS connections"
+                      f" ({delta['http2ConnectionsOpened']} h2)")
+            run.report["server"] = delta
+            if problem and run.ok:
+                run.ok, run.detail = False, f"{problem}; {server}"
+            else:
+                run.detail = f"{run.detail}; {server}"
+            return run
+        return go
+
+    no_h2 = "" if ("serve", "h2") in ctx.available else "the test server's HTTP/2 mode is not on main"
+    rows.append(Workload(
+        "h2-posts", "5,000 POSTs of 1 KiB, concurrency 16, TLS, server offers h2 (test server /post): Courier over HTTP/1.1",
+        "raw AsyncHTTPClient, HTTP/2", "ops/s",
+        h2_run("h2-posts", "courier", "http/1.1"), h2_run("h2-posts", "ahc-h2", "h2"),
+        "— (the cost of keeping bodies off HTTP/2, issue 20)", reported(),
+        missing=no_h2 or missing("h2-posts")))
+    rows.append(Workload(
+        "h2-posts-reference", "Reference, not Courier: the same POSTs by raw AsyncHTTPClient .http1Only (8 connections)",
+        "raw AsyncHTTPClient, HTTP/2", "ops/s",
+        h2_run("h2-posts", "ahc-h1", "http/1.1"), h2_run("h2-posts", "ahc-h2", "h2"),
+        "— (what HTTP/1.1 allows here)", reported(), missing=no_h2 or missing("h2-posts")))
+    # Loopback answers in microseconds, so 8 HTTP/1.1 connections keep up with one HTTP/2
+    # connection there. A server that takes 20 ms over each answer (as a remote one's round trip
+    # would) shows what the connection cap costs: 16 requests in flight on HTTP/2, 8 on HTTP/1.1.
+    delayed = ("--path", "/delay/0.02")
+    rows.append(Workload(
+        "h2-posts-delayed", "1,000 POSTs of 1 KiB answered after 20 ms (test server /delay/0.02), concurrency 16, TLS, h2 offered: Courier over HTTP/1.1",
+        "raw AsyncHTTPClient, HTTP/2", "ops/s",
+        h2_run("h2-posts", "courier", "http/1.1", *delayed, requests=1000),
+        h2_run("h2-posts", "ahc-h2", "h2", *delayed, requests=1000),
+        "— (the cost when answers take time: 8 connections against 16 streams)", reported(),
+        missing=no_h2 or missing("h2-posts")))
+    rows.append(Workload(
+        "h2-gets", "5,000 GETs, concurrency 16, TLS, server offers h2 (test server /get): both over HTTP/2",
+        "raw AsyncHTTPClient, HTTP/2", "ops/s",
+        h2_run("h2-gets", "courier", "h2"), h2_run("h2-gets", "ahc-h2", "h2"),
+        "— (bodyless requests still multiplex)", reported(), missing=no_h2 or missing("h2-gets")))
+    rows.append(Workload(
+        "h2-gets-delegate", "Diagnostic: the same GETs, peer on AsyncHTTPClient's delegate API (the one Courier uses), both over HTTP/2",
+        "raw AsyncHTTPClient delegate API, HTTP/2", "ops/s",
+        h2_run("h2-gets", "courier", "h2"), h2_run("h2-gets", "ahc-h2-delegate", "h2"),
+        "— (Courier's own cost per GET on HTTP/2, resend logic included)", reported(), missing=no_h2 or missing("h2-gets")))
+    rows.append(Workload(
+        "h2-gets-http1", "Diagnostic: the same GETs with HTTP/2 off on both sides (Courier allowsHTTP2 = false, AHC .http1Only)",
+        "raw AsyncHTTPClient, HTTP/1.1", "ops/s",
+        h2_run("h2-gets", "courier-h1", "http/1.1"), h2_run("h2-gets", "ahc-h1", "http/1.1"),
+        "— (Courier's own cost per GET over TLS, without HTTP/2)", reported(), missing=no_h2 or missing("h2-gets")))
 
     # Issue 5: the CLI, as whole processes, timed by the wall clock (start-up included).
     def offline(tool):
@@ -818,14 +910,17 @@ def main():
         rows = select_rows(all_rows, selected)
         needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "download", "cli-offline", "cli-upload")
                         for w in rows)
-        needs_server = any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload") for w in rows)
+        needs_h2 = any(w.key.startswith("h2-") for w in rows)
+        needs_server = needs_h2 or any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload")
+                                       for w in rows)
         if needs_big:
             made = time.monotonic()
             ctx.make_big_file()
             print(f"# the {human(BIG)} file in {WORK}: ready in {time.monotonic() - made:.1f} s", flush=True)
         if needs_server:
-            ctx.start_server()
-            print(f"# test server at {ctx.server_url or '(not on main)'}, discarding sink at {ctx.sink_url}", flush=True)
+            ctx.start_server(with_h2=needs_h2)
+            print(f"# test server at {ctx.server_url or '(not on main)'}, discarding sink at {ctx.sink_url}"
+                  + (f", HTTP/2 test server at {ctx.h2_url or '(not on main)'}" if needs_h2 else ""), flush=True)
         for workload in rows:
             print(f"# {workload.key}: {RUNS} pairs", flush=True)
             if workload.missing:

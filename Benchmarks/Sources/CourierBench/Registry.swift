@@ -44,6 +44,19 @@ enum Registry {
             "ahc": { try await RawAsyncHTTPClient.smallGets(options: $0) },
             "transport": { try await CourierSession.smallGets(options: $0, throughSession: false) },
         ],
+        "h2-posts": [
+            "courier": { try await HTTP2Requests.courier(options: $0, kind: .posts) },
+            "ahc-h2": { try await HTTP2Requests.raw(options: $0, kind: .posts, http1Only: false) },
+            "ahc-h1": { try await HTTP2Requests.raw(options: $0, kind: .posts, http1Only: true) },
+        ],
+        "h2-gets": [
+            "courier": { try await HTTP2Requests.courier(options: $0, kind: .gets) },
+            "ahc-h2": { try await HTTP2Requests.raw(options: $0, kind: .gets, http1Only: false) },
+            "courier-h1": { try await HTTP2Requests.courier(options: $0, kind: .gets, allowsHTTP2: false) },
+            "ahc-h1": { try await HTTP2Requests.raw(options: $0, kind: .gets, http1Only: true) },
+            "ahc-h2-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: false) },
+            "ahc-h1-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: true) },
+        ],
     ]
 
     static var names: String { workloads.keys.sorted().joined(separator: ", ") + ", serve" }

@@ -11,6 +11,7 @@ do {
         }
         print("serve sink")
         if TestServerHost.isAvailable { print("serve test") }
+        print("serve h2")
         exit(0)
     }
     if options.workload == "serve" {
