@@ -60,7 +60,7 @@ indirect enum ResponsePlan {
 
 extension ResponsePlan {
     /// A JSON body with `Content-Type: application/json`.
-    static func json(_ value: JSONValue, status: HTTPResponseStatus = .ok, headers: [(name: String, value: String)] = []) -> ResponsePlan {
+    static func json(_ value: TestServerJSON, status: HTTPResponseStatus = .ok, headers: [(name: String, value: String)] = []) -> ResponsePlan {
         .bytes(value.serialized(), contentType: "application/json", status: status, headers: headers)
     }
 

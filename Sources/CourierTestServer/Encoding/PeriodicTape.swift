@@ -78,14 +78,14 @@ struct PeriodicTape: Sendable {
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed, seedable generator, so the same
 /// seed gives the same bytes on every platform and in every run.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Starts the sequence at `seed`.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64 pseudo-random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -4,36 +4,36 @@ import Foundation
 ///
 /// The server keeps its own small JSON model so that its output is byte-stable across
 /// platforms: keys are written sorted, as httpbin does, and integers stay integers.
-public enum JSONValue: Equatable, Sendable {
+package enum TestServerJSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
     case double(Double)
     case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
+    case array([TestServerJSON])
+    case object([String: TestServerJSON])
 
     /// Parses `bytes` as JSON, or returns nil when they are not a JSON document.
-    public static func parse<Bytes: Sequence>(_ bytes: Bytes) -> JSONValue? where Bytes.Element == UInt8 {
+    package static func parse<Bytes: Sequence>(_ bytes: Bytes) -> TestServerJSON? where Bytes.Element == UInt8 {
         let data = Data(bytes)
         guard !data.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: data)
+        return try? JSONDecoder().decode(TestServerJSON.self, from: data)
     }
 
     /// The value at `key` when this is an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> TestServerJSON? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
     /// The string payload, or nil for other kinds.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
     /// The integer payload (a double with no fraction counts), or nil for other kinds.
-    public var intValue: Int? {
+    package var intValue: Int? {
         switch self {
         case .int(let value): return Int(exactly: value)
         case .double(let value): return Int(exactly: value)
@@ -42,20 +42,20 @@ public enum JSONValue: Equatable, Sendable {
     }
 
     /// The array payload, or nil for other kinds.
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [TestServerJSON]? {
         if case .array(let items) = self { return items }
         return nil
     }
 
     /// The object payload, or nil for other kinds.
-    public var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: TestServerJSON]? {
         if case .object(let members) = self { return members }
         return nil
     }
 }
 
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
+extension TestServerJSON: Decodable {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -67,30 +67,30 @@ extension JSONValue: Decodable {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
+        } else if let value = try? container.decode([TestServerJSON].self) {
             self = .array(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .object(try container.decode([String: TestServerJSON].self))
         }
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+extension TestServerJSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int64) { self = .int(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(arrayLiteral elements: TestServerJSON...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, TestServerJSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
-    public init(nilLiteral: ()) { self = .null }
+    package init(nilLiteral: ()) { self = .null }
 }
 
-extension JSONValue {
+extension TestServerJSON {
     /// Wraps an optional string: nil becomes JSON null.
-    static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+    static func optional(_ text: String?) -> TestServerJSON { text.map(TestServerJSON.string) ?? .null }
 
     /// The document as pretty-printed UTF-8 with sorted keys and a trailing newline, as httpbin prints.
     func serialized() -> [UInt8] {
@@ -109,7 +109,7 @@ extension JSONValue {
         case .double(let value):
             // JSON has no NaN or infinity; nothing the server builds produces them, but stay valid.
             output.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
-        case .string(let text): JSONValue.writeString(text, into: &output)
+        case .string(let text): TestServerJSON.writeString(text, into: &output)
         case .array(let items):
             guard !items.isEmpty else { return output.append(contentsOf: "[]".utf8) }
             output.append(contentsOf: "[\n".utf8)
@@ -126,7 +126,7 @@ extension JSONValue {
             let keys = members.keys.sorted()
             for (index, key) in keys.enumerated() {
                 output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent + 2))
-                JSONValue.writeString(key, into: &output)
+                TestServerJSON.writeString(key, into: &output)
                 output.append(contentsOf: ": ".utf8)
                 members[key, default: .null].write(into: &output, indent: indent + 2)
                 output.append(contentsOf: (index == keys.count - 1 ? "\n" : ",\n").utf8)

@@ -62,8 +62,8 @@ enum ContentEndpoints {
         return DiscardingBody(.json(["authenticated": true, "token": .string(String(header.dropFirst(7)))]))
     }
 
-    static func cookiesJSON(_ request: ServerRequest) -> JSONValue {
-        var cookies: [String: JSONValue] = [:]
+    static func cookiesJSON(_ request: ServerRequest) -> TestServerJSON {
+        var cookies: [String: TestServerJSON] = [:]
         for header in request.head.headers["Cookie"] {
             for item in header.split(separator: ";") {
                 let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -110,17 +110,17 @@ enum ContentEndpoints {
             headers.append((pair.name, pair.value))
             document[pair.name, default: []].append(pair.value)
         }
-        var json = document.mapValues { values -> JSONValue in
-            values.count == 1 ? .string(values[0]) : .array(values.map(JSONValue.string))
+        var json = document.mapValues { values -> TestServerJSON in
+            values.count == 1 ? .string(values[0]) : .array(values.map(TestServerJSON.string))
         }
         if json["Content-Type"] == nil { json["Content-Type"] = "application/json" }
         let hasType = headers.contains { $0.name.lowercased() == "content-type" }
-        return DiscardingBody(.bytes(JSONValue.object(json).serialized(), contentType: hasType ? nil : "application/json", headers: headers))
+        return DiscardingBody(.bytes(TestServerJSON.object(json).serialized(), contentType: hasType ? nil : "application/json", headers: headers))
     }
 
     /// /gzip and /deflate: the echo document, compressed, with Content-Encoding.
     static func compressed(_ request: ServerRequest, gzip: Bool) -> any RequestBodyConsumer {
-        let document: JSONValue = [
+        let document: TestServerJSON = [
             gzip ? "gzipped" : "deflated": true, "headers": request.headersJSON,
             "method": .string(request.method.rawValue), "origin": .string(request.remoteIP),
         ]

@@ -62,8 +62,8 @@ enum EchoEndpoints {
     }
 
     /// httpbin's document: args, data, files, form, headers, json, origin, url (and method).
-    static func document(_ request: ServerRequest, body: ByteBuffer, includeMethod: Bool) -> JSONValue {
-        var members: [String: JSONValue] = [
+    static func document(_ request: ServerRequest, body: ByteBuffer, includeMethod: Bool) -> TestServerJSON {
+        var members: [String: TestServerJSON] = [
             "args": request.argsJSON, "headers": request.headersJSON, "origin": .string(request.remoteIP),
             "url": .string(request.url),
         ]
@@ -81,9 +81,9 @@ enum EchoEndpoints {
 /// A request body decoded the way httpbin decodes it.
 struct DecodedBody {
     var data = ""
-    var form: JSONValue = .object([:])
-    var files: JSONValue = .object([:])
-    var json: JSONValue = .null
+    var form: TestServerJSON = .object([:])
+    var files: TestServerJSON = .object([:])
+    var json: TestServerJSON = .null
     var error: String?
 
     init(_ body: ByteBuffer, contentType: String?) {
@@ -95,7 +95,7 @@ struct DecodedBody {
             decodeMultipart(body, contentType: contentType)
         } else {
             data = DecodedBody.text(bytes)
-            json = JSONValue.parse(bytes) ?? .null
+            json = TestServerJSON.parse(bytes) ?? .null
         }
     }
 

@@ -12,7 +12,7 @@ enum SampleDocuments {
 
         """
 
-    static let json: JSONValue = [
+    static let json: TestServerJSON = [
         "slideshow": [
             "author": "Courier", "date": "2026-01-01", "title": "Sample Slide Show",
             "slides": [

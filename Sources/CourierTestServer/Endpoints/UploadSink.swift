@@ -24,7 +24,7 @@ final class UploadSink: RequestBodyConsumer {
     private var parser: MultipartStreamParser?
     private var parseError: String?
     private var current: PartRecord?
-    private var finishedParts: [JSONValue] = []
+    private var finishedParts: [TestServerJSON] = []
     private var partCount = 0
     private let listsParts: Bool
     private let hashes: Bool
@@ -75,7 +75,7 @@ final class UploadSink: RequestBodyConsumer {
             current = nil
             partCount += 1
             guard listsParts else { return }
-            var headers: [String: JSONValue] = [:]
+            var headers: [String: TestServerJSON] = [:]
             for header in part.head.headers {
                 if case .string(let existing) = headers[header.name] {
                     headers[header.name] = .string(existing + "," + header.value)
@@ -95,7 +95,7 @@ final class UploadSink: RequestBodyConsumer {
         if let parser, parseError == nil {
             do { try parser.finish() } catch { parseError = "malformed multipart body: \(error)" }
         }
-        var document: [String: JSONValue] = [
+        var document: [String: TestServerJSON] = [
             "bytes": .int(Int64(received)), "sha256": hashes ? .string(hasher.finalize().hexString) : .null,
             "content_length": .optional(request.header("Content-Length")),
             "transfer_encoding": .optional(request.header("Transfer-Encoding")),

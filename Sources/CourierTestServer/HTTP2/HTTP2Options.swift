@@ -41,15 +41,15 @@ public struct HTTP2Options: Sendable, Hashable {
 }
 
 /// The ALPN names a TLS context must offer for the server to speak HTTP/2 to clients that ask.
-public enum HTTP2ALPN {
+package enum HTTP2ALPN {
     /// `["h2", "http/1.1"]`: HTTP/2 preferred, HTTP/1.1 for clients that do not offer it.
-    public static let protocols = ["h2", "http/1.1"]
+    package static let protocols = ["h2", "http/1.1"]
 }
 
 /// Why ``TestServer`` refused a configuration.
-public struct TestServerConfigurationError: Error, CustomStringConvertible, Sendable {
+package struct TestServerConfigurationError: Error, CustomStringConvertible, Sendable {
     /// What was wrong.
-    public let description: String
+    package let description: String
 }
 
 extension TestServer {
@@ -58,7 +58,7 @@ extension TestServer {
     ///
     /// - Throws: swift-nio-ssl's error when the key does not fit the certificate or the
     ///   context cannot be made.
-    public static func makeTLSContext(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws -> NIOSSLContext {
+    package static func makeTLSContext(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: certificateChain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         configuration.minimumTLSVersion = .tlsv12

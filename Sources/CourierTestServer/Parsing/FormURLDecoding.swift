@@ -47,11 +47,11 @@ enum FormURLDecoding {
     }
 
     /// Groups pairs as httpbin's `args` and `form` do: one value stays a string, repeats become a list.
-    static func multiDictionary(_ pairs: [(name: String, value: String)]) -> JSONValue {
+    static func multiDictionary(_ pairs: [(name: String, value: String)]) -> TestServerJSON {
         var grouped: [String: [String]] = [:]
         for pair in pairs { grouped[pair.name, default: []].append(pair.value) }
         return .object(grouped.mapValues { values in
-            values.count == 1 ? .string(values[0]) : .array(values.map(JSONValue.string))
+            values.count == 1 ? .string(values[0]) : .array(values.map(TestServerJSON.string))
         })
     }
 }

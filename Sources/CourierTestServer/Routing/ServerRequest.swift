@@ -65,7 +65,7 @@ struct ServerRequest {
     func absoluteURL(_ path: String) -> String { "\(scheme)://\(authority)\(path)" }
 
     /// Request headers as httpbin shows them: Title-Case names, repeated fields joined by commas.
-    var headersJSON: JSONValue {
+    var headersJSON: TestServerJSON {
         var merged: [String: String] = [:]
         for (name, value) in head.headers {
             let title = ServerRequest.titleCase(name)
@@ -75,11 +75,11 @@ struct ServerRequest {
                 merged[title] = value
             }
         }
-        return .object(merged.mapValues(JSONValue.string))
+        return .object(merged.mapValues(TestServerJSON.string))
     }
 
     /// `args` as httpbin shows them.
-    var argsJSON: JSONValue { FormURLDecoding.multiDictionary(query) }
+    var argsJSON: TestServerJSON { FormURLDecoding.multiDictionary(query) }
 
     static func titleCase(_ name: String) -> String {
         name.split(separator: "-", omittingEmptySubsequences: false)

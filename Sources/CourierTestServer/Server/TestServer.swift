@@ -32,13 +32,18 @@ import NIOSSL
 /// `keepalive_requests` does. HTTP/2 faults: `/fault/early-answer` (answer, then
 /// RST_STREAM(NO_ERROR) mid-upload), `/fault/h2-reset?code=&when=`, `/fault/h2-goaway?last=`;
 /// the `http2…` fields of ``TestServerStats`` count connections, streams, resets and GOAWAYs.
+///
+/// The server's API is `package`: Courier's tests and the CLI use it, and it is no part of
+/// Courier's public surface (its ``TestServerJSON`` never meets Courier's `JSONValue`). Only what
+/// the separate Benchmarks package needs is public: ``start(host:port:tls:http2:logRequests:eventLoopGroup:)``
+/// (with ``HTTP2Options``), ``port`` and ``shutdown()``.
 public final class TestServer: Sendable {
     /// The address the server listens on, such as `127.0.0.1` or `::1`.
-    public let host: String
+    package let host: String
     /// The bound port (the ephemeral port picked when started with port 0).
     public let port: Int
     /// Whether the server speaks TLS.
-    public let isTLS: Bool
+    package let isTLS: Bool
 
     private let serverChannel: any Channel
     private let state: ServerState
@@ -101,25 +106,25 @@ public final class TestServer: Sendable {
     }
 
     /// `http://127.0.0.1:PORT` (`https` with TLS; IPv6 hosts in brackets).
-    public var baseURL: URL {
+    package var baseURL: URL {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         // Scheme, literal address and port always form a valid URL.
         return URL(string: "\(isTLS ? "https" : "http")://\(authority)") ?? URL(fileURLWithPath: "/")
     }
 
     /// The absolute URL for `pathAndQuery` (such as `/bytes/10?seed=1`) on this server.
-    public func url(_ pathAndQuery: String) -> URL {
+    package func url(_ pathAndQuery: String) -> URL {
         URL(string: baseURL.absoluteString + pathAndQuery) ?? baseURL
     }
 
     /// A snapshot of the counters: connections, requests, the last request head.
-    public var stats: TestServerStats { state.stats }
+    package var stats: TestServerStats { state.stats }
 
     /// Zeroes the counters (open connections stay counted).
-    public func resetStats() { state.resetStats() }
+    package func resetStats() { state.resetStats() }
 
     /// Forgets the attempt counters of `/fault/flaky`.
-    public func resetFlakyCounters() { state.resetFlakyCounters() }
+    package func resetFlakyCounters() { state.resetFlakyCounters() }
 
     /// Stops accepting, closes every open connection (including stalled ones) and returns when
     /// the listening socket and those connections are closed. Safe to call more than once.
@@ -142,7 +147,7 @@ public final class TestServer: Sendable {
 
     /// Serves until the calling task is cancelled, then shuts down and returns once every
     /// connection is closed; for `courier serve`.
-    public func runUntilCancelled() async throws {
+    package func runUntilCancelled() async throws {
         let closed = serverChannel.closeFuture
         try await withTaskCancellationHandler {
             try await closed.get()
@@ -155,12 +160,12 @@ public final class TestServer: Sendable {
     }
 
     /// The bytes `/bytes/{n}?seed=` and `/stream-bytes/{n}?seed=` serve, from `offset`, for checking downloads.
-    public static func expectedBytes(count: Int, seed: UInt64 = 0, offset: Int = 0) -> [UInt8] {
+    package static func expectedBytes(count: Int, seed: UInt64 = 0, offset: Int = 0) -> [UInt8] {
         PeriodicTape.seeded(seed).bytes(at: offset, count: count)
     }
 
     /// The bytes `/range/{n}` serves, from `offset` (`abc…xyz` repeated).
-    public static func expectedRangeBytes(count: Int, offset: Int = 0) -> [UInt8] {
+    package static func expectedRangeBytes(count: Int, offset: Int = 0) -> [UInt8] {
         PeriodicTape.alphabet.bytes(at: offset, count: count)
     }
 }

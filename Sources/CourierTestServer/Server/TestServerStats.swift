@@ -2,34 +2,34 @@ import NIOHTTP1
 
 /// A request head exactly as the server decoded it: method, target, version and every
 /// header line in arrival order with its original spelling.
-public struct RecordedRequestHead: Sendable, Equatable {
+package struct RecordedRequestHead: Sendable, Equatable {
     /// The request method, such as `POST`.
-    public var method: String
+    package var method: String
     /// The request target as sent, such as `/post?a=1`.
-    public var uri: String
+    package var uri: String
     /// `HTTP/1.1` or `HTTP/1.0`.
-    public var version: String
+    package var version: String
     /// Header lines in arrival order, names as sent.
-    public var headers: [HeaderLine]
+    package var headers: [HeaderLine]
 
     /// One header line.
-    public struct HeaderLine: Sendable, Equatable {
+    package struct HeaderLine: Sendable, Equatable {
         /// The field name as sent.
-        public var name: String
+        package var name: String
         /// The field value as decoded.
-        public var value: String
+        package var value: String
     }
 
     /// All values of the header `name` (case-insensitive), in arrival order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
     }
 
     /// The first value of the header `name` (case-insensitive).
-    public func value(_ name: String) -> String? { values(name).first }
+    package func value(_ name: String) -> String? { values(name).first }
 
     /// The head re-serialized as HTTP/1.1 text (request line, header lines, blank line).
-    public var raw: String {
+    package var raw: String {
         var text = "\(method) \(uri) \(version)\r\n"
         for header in headers { text += "\(header.name): \(header.value)\r\n" }
         return text + "\r\n"
@@ -49,37 +49,37 @@ public struct RecordedRequestHead: Sendable, Equatable {
 /// except ``requestsServed``, which is recorded before the last one: a client that has read a
 /// whole response finds it counted. A client's close reaches the server some time after the
 /// client closes, so ``connectionsOpen`` has to be polled (with a bound), not read once.
-public struct TestServerStats: Sendable {
+package struct TestServerStats: Sendable {
     /// TCP connections accepted since start (or the last reset).
-    public var connectionsAccepted = 0
+    package var connectionsAccepted = 0
     /// Connections open right now, as far as the server has seen.
-    public var connectionsOpen = 0
+    package var connectionsOpen = 0
     /// Request heads received.
-    public var requestsReceived = 0
+    package var requestsReceived = 0
     /// Responses written in full, or cut short or malformed on purpose by a fault endpoint.
     /// Requests closed or left without any answer are not counted.
-    public var requestsServed = 0
+    package var requestsServed = 0
     /// The most recent request head, for header assertions.
-    public var lastRequestHead: RecordedRequestHead?
+    package var lastRequestHead: RecordedRequestHead?
     /// The last ``recentHeadLimit`` request heads, oldest first (a redirect chain, a retry series).
-    public var recentRequestHeads: [RecordedRequestHead] = []
+    package var recentRequestHeads: [RecordedRequestHead] = []
 
     /// How many heads ``recentRequestHeads`` keeps.
-    public static let recentHeadLimit = 100
+    package static let recentHeadLimit = 100
 
     // HTTP/2 (a server started with `http2:`). Streams also count in ``requestsReceived`` and
     // ``requestsServed``; every figure is recorded before the frame it describes is written.
 
     /// Connections that negotiated `h2` by ALPN (each also counts in ``connectionsAccepted``).
-    public var http2ConnectionsOpened = 0
+    package var http2ConnectionsOpened = 0
     /// Streams whose request head the server took up (at or below any GOAWAY's last-stream-id).
-    public var http2StreamsAccepted = 0
+    package var http2StreamsAccepted = 0
     /// Streams answered with a response that ended with END_STREAM.
-    public var http2StreamsServed = 0
+    package var http2StreamsServed = 0
     /// RST_STREAM frames the server sent, whatever the code (the NO_ERROR after an early answer too).
-    public var http2StreamsReset = 0
+    package var http2StreamsReset = 0
     /// Of ``http2StreamsReset``, those with REFUSED_STREAM.
-    public var http2StreamsRefused = 0
+    package var http2StreamsRefused = 0
     /// GOAWAY frames the server sent (retirement after N streams, or a fault).
-    public var http2GoAwaysSent = 0
+    package var http2GoAwaysSent = 0
 }

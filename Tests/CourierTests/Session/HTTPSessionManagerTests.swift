@@ -50,8 +50,8 @@ struct HTTPSessionManagerTests {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func object(_ response: DataResponse<any Sendable>) throws -> [String: Courier.JSONValue] {
-        guard let value = response.value as? Courier.JSONValue, case .object(let members) = value else {
+    func object(_ response: DataResponse<any Sendable>) throws -> [String: JSONValue] {
+        guard let value = response.value as? JSONValue, case .object(let members) = value else {
             Issue.record("not an object: \(response.value)")
             return [:]
         }

@@ -31,11 +31,11 @@ struct HttpbinInteropTests {
     @Test func getPostAndHeaders() async throws {
         try await withHttpbin { manager in
             let get = try await manager.get("get", parameters: ["q": "swift"], headers: ["X-Courier": "1"])
-            let getValue = try #require(get.value as? Courier.JSONValue)
+            let getValue = try #require(get.value as? JSONValue)
             #expect(getValue["args"]?["q"] == .string("swift"))
             #expect(getValue["headers"]?["X-Courier"] == .string("1"))
             let post = try await manager.post("post", parameters: ["a": "b"])
-            #expect((post.value as? Courier.JSONValue)?["form"]?["a"] == .string("b"))
+            #expect((post.value as? JSONValue)?["form"]?["a"] == .string("b"))
         }
     }
 
@@ -58,7 +58,7 @@ struct HttpbinInteropTests {
             let response = try await manager.post(
                 "post", parameters: ["field": "value"],
                 constructingBody: { form in form.append(Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain") })
-            let value = try #require(response.value as? Courier.JSONValue)
+            let value = try #require(response.value as? JSONValue)
             #expect(value["form"]?["field"] == .string("value"))
             #expect(value["files"]?["file"] == .string("hello"))
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-httpbin-\(UUID().uuidString)")
@@ -81,11 +81,11 @@ struct HttpbinInteropTests {
     @Test func cookiesSetOnARedirectAreSentBackAndDeleted() async throws {
         try await withHttpbin { manager in
             let set = try await manager.get("cookies/set", parameters: ["flavour": "oat", "size": "2"])
-            #expect((set.value as? Courier.JSONValue)?["cookies"] == ["flavour": "oat", "size": "2"])
+            #expect((set.value as? JSONValue)?["cookies"] == ["flavour": "oat", "size": "2"])
             let jar = try #require(manager.session.configuration.cookieStorage as? CookieJar)
             #expect(jar.allCookies.map(\.name) == ["flavour", "size"])
             let deleted = try await manager.get("cookies/delete", parameters: ["flavour": ""])
-            #expect((deleted.value as? Courier.JSONValue)?["cookies"] == ["size": "2"])
+            #expect((deleted.value as? JSONValue)?["cookies"] == ["size": "2"])
             #expect(jar.allCookies.map(\.name) == ["size"])
         }
     }

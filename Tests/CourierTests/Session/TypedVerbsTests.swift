@@ -146,7 +146,7 @@ struct TypedVerbsTests {
             #expect(response.request.body.bufferedBytes.map { String(buffer: $0) } == text)
 
             let untyped = try await manager.put("put", form: signup)
-            let json = try #require(untyped.value as? Courier.JSONValue)
+            let json = try #require(untyped.value as? JSONValue)
             #expect(json["form"]?["name"] == "Ann Lee & co")
             let patch = try await manager.patch("anything", form: ["k": "v"], as: Echo<NoBody>.self)
             #expect(patch.value.method == "PATCH")
@@ -211,7 +211,7 @@ struct TypedVerbsTests {
     @Test func untypedVerbsUseTheConfiguredSerializer() async throws {
         try await withManager { manager in
             let json = try await manager.post("post", json: Person(name: "A", age: 1, tags: []))
-            #expect((json.value as? Courier.JSONValue)?["json"]?["name"] == "A")
+            #expect((json.value as? JSONValue)?["json"]?["name"] == "A")
             manager.responseSerializer = StringResponseSerializer()
             let text = try await manager.get("get", parameters: ["q": "x"])
             #expect((text.value as? String)?.contains(#""args""#) == true)
@@ -266,7 +266,7 @@ struct TypedVerbsTests {
             }
             let response = try result.get()
             #expect(kind.value == .upload)
-            let json = try #require(response.value as? Courier.JSONValue)
+            let json = try #require(response.value as? JSONValue)
             #expect(json["form"] == ["a": "b", "note": "text"])
             #expect(json["headers"]?["Content-Length"] == response.request.body.contentLength.map { .string(String($0)) })
 
@@ -305,12 +305,12 @@ struct TypedVerbsTests {
 
         let untyped = try await manager.post(
             "post", constructingBody: { form in form.append(model.note, name: "note") })
-        #expect((untyped.value as? Courier.JSONValue)?["form"]?["note"] == "drafted on the main actor")
+        #expect((untyped.value as? JSONValue)?["form"]?["note"] == "drafted on the main actor")
 
         let sentJSON = try await manager.post("post", json: model.draft, as: Echo<DraftCopy>.self)
         #expect(sentJSON.value.json == DraftCopy(title: "t", words: 2))
         let sentForm = try await manager.post("post", form: model.draft)
-        #expect((sentForm.value as? Courier.JSONValue)?["form"]?["title"] == "t")
+        #expect((sentForm.value as? JSONValue)?["form"]?["title"] == "t")
         let got = try await manager.get("get", parameters: ["n": .init(model.partsAppended)], as: Echo<NoBody>.self)
         #expect(got.value.args == ["n": .one("1")])
 

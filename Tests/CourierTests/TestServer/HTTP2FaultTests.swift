@@ -218,7 +218,7 @@ struct HTTP2FaultTests {
             try Data(count: 5_000_000).write(to: file)
             let result = try await Harness.curlHTTP2(context, "/fault/h2-goaway?after=100000", ["--data-binary", "@\(file.path)"])
             #expect(result.exitCode == 0, "\(result.stderr)")
-            #expect(JSONValue.parse(Array(result.stdout.utf8)) == ["bytes": 5_000_000])
+            #expect(TestServerJSON.parse(Array(result.stdout.utf8)) == ["bytes": 5_000_000])
             #expect(context.server.stats.http2GoAwaysSent == 1)
         }
     }

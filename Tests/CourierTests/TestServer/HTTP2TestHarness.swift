@@ -138,7 +138,7 @@ enum HTTP2TestHarness {
         var headers: HTTPHeaders
         var body: ByteBuffer
         var text: String { String(decoding: body.readableBytesView, as: UTF8.self) }
-        func json() throws -> JSONValue { try #require(JSONValue.parse(body.readableBytesView)) }
+        func json() throws -> TestServerJSON { try #require(TestServerJSON.parse(body.readableBytesView)) }
     }
 
     /// Sends one request with a body known in full (never a streamed upload: AsyncHTTPClient

@@ -27,7 +27,7 @@ enum TestServerHarness {
 
         var bytes: [UInt8] { Array(body.readableBytesView) }
         var text: String { String(decoding: body.readableBytesView, as: UTF8.self) }
-        func json() throws -> JSONValue { try #require(JSONValue.parse(body.readableBytesView)) }
+        func json() throws -> TestServerJSON { try #require(TestServerJSON.parse(body.readableBytesView)) }
     }
 
     /// Runs `body` with a fresh server and shuts it down afterwards, whatever happens.

@@ -28,7 +28,7 @@ struct UploadSinkTests {
             request.method = .PUT
             request.body = .stream(TestServerBufferSequence(pieces), length: .unknown)
             let response = try await TestServerHarness.client.execute(request, timeout: .seconds(30))
-            let json = try #require(JSONValue.parse(try await response.body.collect(upTo: 1 << 20).readableBytesView))
+            let json = try #require(TestServerJSON.parse(try await response.body.collect(upTo: 1 << 20).readableBytesView))
             let all = pieces.flatMap { $0 }
             #expect(json["bytes"]?.intValue == all.count)
             #expect(json["sha256"]?.stringValue == TestServerHarness.sha256Hex(all))
