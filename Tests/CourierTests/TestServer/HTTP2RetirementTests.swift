@@ -28,8 +28,9 @@ struct HTTP2RetirementTests {
                 if stream.isAnswered {
                     answered += 1
                 } else {
-                    // Above last-stream-id: closed unanswered, without a RST_STREAM from the server.
-                    #expect(events == [.closed(.cancel)])
+                    // Above last-stream-id: closed unanswered, no frame from the server (NIOHTTP2
+                    // reports CANCEL if the request had gone out, nothing if it had not).
+                    #expect(events == [.closed(.cancel)] || events.isEmpty, "\(events)")
                 }
             }
             try await probe.waitForClose()

@@ -66,11 +66,15 @@ struct HTTP2ServerTests {
                 let delayed = try await Harness.fetch(client, context, "/delay/0.05")
                 #expect(delayed.status == .ok)
 
+                let head = try await Harness.fetch(client, context, "/bytes/1000", method: .HEAD)
+                #expect(head.headers.first(name: "content-length") == "1000")
+                #expect(head.body.readableBytes == 0)
+
                 let stats = context.server.stats
                 #expect(stats.connectionsAccepted == 1)
                 #expect(stats.http2ConnectionsOpened == 1)
-                #expect(stats.http2StreamsServed == 8)
-                #expect(stats.requestsServed == 8)
+                #expect(stats.http2StreamsServed == 9)
+                #expect(stats.requestsServed == 9)
                 #expect(stats.http2StreamsReset == 0)
             } catch {
                 try await client.shutdown()
