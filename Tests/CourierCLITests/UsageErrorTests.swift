@@ -52,3 +52,30 @@ import Testing
     @Test func continueNeedsOutput() throws { try expectError(["-d", "-c", "x.org"], "--continue") }
     @Test func boundaryNeedsMultipart() throws { try expectError(["--offline", "--boundary=xyz", "x.org", "a=1"], "--boundary") }
 }
+
+/// `courier --help` as httpie's `http --help`; completion scripts at the root.
+@Suite struct HelpTests {
+    @Test func rootHelpShowsTheRequestFirstThenTheSubcommands() throws {
+        for arguments in [["--help"], ["help"], ["--offline", "--help"]] {
+            let result = try CourierProcess.run(arguments)
+            #expect(result.status == 0)
+            let text = result.stdoutText
+            #expect(text.hasPrefix("USAGE: courier [<options>] [METHOD] URL [ITEM ...]\n"), "\(arguments)")
+            let offline = try #require(text.range(of: "--offline"))
+            let subcommands = try #require(text.range(of: "SUBCOMMANDS:"))
+            #expect(offline.lowerBound < subcommands.lowerBound)
+            for option in ["--form", "--download", "--session", "--curl", "--verbose"] { #expect(text.contains(option)) }
+            #expect(text[subcommands.upperBound...].contains("serve"))
+        }
+        let serve = try CourierProcess.run(["serve", "--help"])
+        #expect(serve.stdoutText.contains("USAGE: courier serve"))
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScriptsAreGeneratedAtTheRoot(shell: String) throws {
+        let result = try CourierProcess.run(["--generate-completion-script", shell])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("courier"))
+        #expect(result.stdoutText.contains("--follow"))
+    }
+}
