@@ -34,8 +34,24 @@ extension AsyncHTTPClientTransport {
         /// Let AsyncHTTPClient retry failed connection attempts until the connect timeout. Off by
         /// default so that a refused connection fails at once; the session's ``RetryPolicy`` retries instead.
         public var retriesConnectionEstablishment: Bool = false
-        /// Decompress gzip and deflate response bodies; off by default, as bodies are then passed on unchanged.
-        public var decompressesResponses: Bool = false
+        /// Ask for and decode compressed bodies: on by default, as browsers and URLSession do.
+        ///
+        /// When on, requests that set no `Accept-Encoding` go out with `Accept-Encoding: gzip,
+        /// deflate`, and bodies whose `Content-Encoding` is `gzip` or `deflate` are decoded as they
+        /// arrive (buffered, streamed and downloaded alike), under ``decompressionRatioLimit``.
+        /// The response head is left as the server sent it, so `Content-Encoding` still names the
+        /// coding and `Content-Length` (``ResponseHead/expectedContentLength``) counts the encoded
+        /// bytes on the wire, not the bytes delivered: progress then counts decoded bytes received
+        /// and reports the total as unknown. A caller that sets `Accept-Encoding` itself gets what
+        /// it asked for, decoded when it is gzip or deflate. Turn it off to get the bytes as sent
+        /// (and no `Accept-Encoding` is added).
+        public var decompressesResponses: Bool = true
+        /// The most decoded bytes per encoded byte received (AsyncHTTPClient's
+        /// `DecompressionLimit.ratio`, checked as the body arrives), default 100: a body past it
+        /// fails with ``CourierError/Code/decompressionLimitExceeded`` instead of filling memory or
+        /// disk (a "decompression bomb": a few kilobytes of deflate can expand to gigabytes). Text,
+        /// JSON and HTML compress far less than 100:1; raise it for data that does not.
+        public var decompressionRatioLimit: Int = 100
 
         /// The default configuration.
         public init() {}
@@ -55,7 +71,8 @@ extension AsyncHTTPClientTransport {
                     idleTimeout: idleTimeout,
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: proxy,
-                decompression: decompressesResponses ? .enabled(limit: .none) : .disabled)
+                decompression: decompressesResponses
+                    ? .enabled(limit: .ratio(max(1, decompressionRatioLimit))) : .disabled)
             configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
             // AsyncHTTPClient takes the process's bootstrapped tracer when its configuration is

@@ -55,7 +55,7 @@ extension AsyncHTTPClientTransport {
             do {
                 let outgoing = try HTTPClient.Request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
-                    headers: Self.headers(from: request.headerFields), body: body)
+                    headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
                 task = client.execute(
                     request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: deadline)
             } catch {

@@ -154,7 +154,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
-        outgoing.headers = Self.headers(from: request.headerFields)
+        outgoing.headers = Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding)
         outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
 
         let response: HTTPClientResponse
@@ -254,16 +254,19 @@ public final class AsyncHTTPClientTransport: Transport {
         return .stream(UploadProgressChunks(base: chunks, report: uploadProgress), length: length)
     }
 
-    /// Headers that the body decides are left to AsyncHTTPClient, which derives them from the body's length.
-    static func headers(from fields: HTTPFields) -> HTTPHeaders {
+    /// Headers that the body decides are left to AsyncHTTPClient, which derives them from the body's
+    /// length; `acceptEncoding` is added when the request has no `Accept-Encoding` of its own.
+    static func headers(from fields: HTTPFields, acceptEncoding: String? = nil) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        headers.reserveCapacity(fields.count)
+        headers.reserveCapacity(fields.count + 1)
         var cookiePairs: [String] = []
+        var acceptEncoding = acceptEncoding
         for field in fields where field.name != .contentLength && field.name != .transferEncoding {
             if field.name == .cookie {
                 cookiePairs.append(field.value)
                 continue
             }
+            if field.name == .acceptEncoding { acceptEncoding = nil }
             headers.add(name: field.name.rawName, value: field.value)
         }
         // HTTPFields stores a `Cookie` value set through its subscript as one field per pair
@@ -272,6 +275,7 @@ public final class AsyncHTTPClientTransport: Transport {
         if !cookiePairs.isEmpty {
             headers.add(name: "Cookie", value: cookiePairs.joined(separator: "; "))
         }
+        if let acceptEncoding { headers.add(name: "Accept-Encoding", value: acceptEncoding) }
         return headers
     }
 
@@ -358,6 +362,7 @@ public final class AsyncHTTPClientTransport: Transport {
                     offendingInput: target, underlyingError: error)
             }
         }
+        if let bomb = decompressionLimitError(error, url: url) { return bomb }
         if let reset = error as? NIOHTTP2Errors.StreamClosed {
             return CourierError(
                 .connectionFailed,

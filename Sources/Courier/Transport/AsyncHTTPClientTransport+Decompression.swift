@@ -1,0 +1,34 @@
+import Foundation
+
+/// Content codings: what the transport asks for, and the typed error for a decompression bomb
+/// (see ``AsyncHTTPClientTransport/Configuration/decompressesResponses``).
+extension AsyncHTTPClientTransport {
+    /// The `Accept-Encoding` added to requests that set none: the codings AsyncHTTPClient decodes
+    /// (RFC 9110 §12.5.3), or nil when decoding is off, so that no server is invited to send
+    /// bytes the caller would then receive encoded.
+    var acceptEncoding: String? {
+        configuration.decompressesResponses ? "gzip, deflate" : nil
+    }
+
+    /// swift-nio-extras' `NIOHTTPDecompression.DecompressionError.limit` as a Courier error.
+    ///
+    /// Recognised by its type's name and case, because Courier does not import NIOHTTPCompression
+    /// (only AsyncHTTPClient does); `DecompressionTests` fails if the name ever changes.
+    static func decompressionLimitError(_ error: any Error, url: URL) -> CourierError? {
+        guard String(reflecting: type(of: error)) == "NIOHTTPCompression.NIOHTTPDecompression.DecompressionError",
+            String(describing: error) == "limit"
+        else { return nil }
+        let target = url.absoluteString
+        return CourierError(
+            .decompressionLimitExceeded,
+            "the response from \(target) decodes to more than the decompression ratio limit allows (Configuration.decompressionRatioLimit): refusing what looks like a decompression bomb",
+            offendingInput: target, underlyingError: error)
+    }
+}
+
+extension CourierError.Code {
+    /// A compressed response body expanded past
+    /// ``AsyncHTTPClientTransport/Configuration/decompressionRatioLimit`` decoded bytes per
+    /// encoded byte; the exchange was stopped.
+    public static let decompressionLimitExceeded = CourierError.Code("decompressionLimitExceeded")
+}
