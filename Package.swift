@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        // Documentation only: `swift package generate-documentation --target Courier` builds the DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Test-only: mattt/EventSource 1.1.1's sources with a Linux shim, a second server-sent
         // events parser to compare Courier's with (Tests/Peers/EventSource/README.md says why local).
         .package(path: "Tests/Peers/EventSource"),

@@ -18,7 +18,12 @@ extension HTTPRequestSerializer {
     ///     try form.append(fileURL: photo, name: "photo")
     /// }
     /// ```
-    /// - Parameter boundary: the form's boundary; random (``MultipartBoundary/random()``) when nil.
+    /// - Parameters:
+    ///   - method: the request method; any but GET and HEAD.
+    ///   - urlString: the absolute URL of the request.
+    ///   - parameters: form fields, one part per query-string pair, before the parts `constructingBody` adds.
+    ///   - boundary: the form's boundary; random (``MultipartBoundary/random()``) when nil.
+    ///   - constructingBody: appends the form's other parts.
     /// - Throws: ``CourierError`` `.multipartMethodNotAllowed` for GET and HEAD, which carry no
     ///   body; `.invalidURL`, `.invalidHeader` as ``makeRequest(method:urlString:)``; anything
     ///   `constructingBody` throws, unchanged; an invalid input recorded by a non-throwing append
