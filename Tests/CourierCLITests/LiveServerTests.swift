@@ -147,6 +147,35 @@ import Testing
         }
     }
 
+    @Test func clientCertificateFilesAreCheckedAndProtocolOptionsAccepted() async throws {
+        try await withServer { _, base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "key.pem", "-out", "cert.pem", "-subj", "/CN=courier-test", "-days", "1"]
+            openssl.currentDirectoryURL = directory
+            openssl.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            openssl.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            guard (try? openssl.run()) != nil else {
+                if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("openssl is needed when CI=true") }
+                return
+            }
+            openssl.waitUntilExit()
+            let ok = try CourierProcess.run(["--cert", "cert.pem", "--cert-key", "key.pem", "--http1.1", "\(base)/get"], directory: directory)
+            #expect(ok.status == 0, "\(ok.stderr)")
+            let noKey = try CourierProcess.run(["--cert", "cert.pem", "\(base)/get"], directory: directory)
+            #expect(noKey.status == 1)
+            #expect(noKey.stderr.contains("--cert \"cert.pem\""))
+            let notACertificate = try CourierProcess.run(["--cert", "key.pem", "--cert-key", "key.pem", "\(base)/get"], directory: directory)
+            #expect(notACertificate.status == 1)
+            #expect(notACertificate.stderr.contains("key.pem"))
+            let both = try CourierProcess.run(["--http1.1", "--http2", "\(base)/get"])
+            #expect(both.status == 1)
+        }
+    }
+
     @Test func printOptionsShowTheExchange() async throws {
         try await withServer { _, base in
             let verbose = try CourierProcess.run(["-v", "\(base)/post", "a=1"])

@@ -62,6 +62,18 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "yes, no, or the path of a CA bundle to trust.")
     var verify: String = "yes"
 
+    @Option(name: .long, help: "A PEM client certificate to present (with its private key, unless --cert-key).")
+    var cert: String?
+
+    @Option(name: .customLong("cert-key"), help: "The PEM private key of --cert.")
+    var certKey: String?
+
+    @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
+    var http1 = false
+
+    @Flag(name: .customLong("http2"), help: "Offer HTTP/2 over TLS (ALPN), falling back to HTTP/1.1 (the default).")
+    var http2 = false
+
     @Flag(name: .long, help: "Send the body with Transfer-Encoding: chunked.")
     var chunked = false
 
@@ -114,6 +126,8 @@ struct RequestCommand: AsyncParsableCommand {
         if maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if resume && output == nil { throw ValidationError("--continue needs --output") }
+        if http1 && http2 { throw ValidationError("use only one of --http1.1 and --http2") }
+        if certKey != nil && cert == nil { throw ValidationError("--cert-key needs --cert") }
         if session != nil && sessionReadOnly != nil { throw ValidationError("use only one of --session and --session-read-only") }
         if auth != nil, auth?.contains(":") == false {
             throw ValidationError("--auth \"\(auth ?? "")\": expected user:password")
@@ -173,7 +187,8 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let exchange = Exchange(
             request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
-            verify: verify, chunked: chunked, checkStatus: checkStatus, download: download,
+            connection: ConnectionOptions(verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1),
+            chunked: chunked, checkStatus: checkStatus, download: download,
             outputPath: output, resume: resume,
             showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
             cookieStorage: sessionState?.jar)

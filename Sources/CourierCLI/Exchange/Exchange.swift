@@ -21,7 +21,7 @@ struct Exchange: Sendable {
     var output: OutputOptions
     var follow: Bool
     var maxRedirects: Int
-    var verify: String
+    var connection: ConnectionOptions
     var chunked: Bool
     var checkStatus: Bool
     var download: Bool
@@ -45,7 +45,7 @@ struct Exchange: Sendable {
         interrupts.removesOnExit(scratch.url)
         defer { scratch.remove() }
         let session = try SessionFactory.make(
-            verify: verify, maxRedirects: maxRedirects, temporaryDirectory: scratch.url, cookieStorage: cookieStorage)
+            connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch.url, cookieStorage: cookieStorage)
         let transfer = Task {
             try await perform(request, session: session.manager, scratch: scratch, target: downloading ? downloadTarget : nil)
         }

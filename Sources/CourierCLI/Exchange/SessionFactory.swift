@@ -14,21 +14,61 @@ struct CLISession: Sendable {
     }
 }
 
-/// Makes the session a command sends through, with `--verify` and `--max-redirects`.
+/// How to connect: `--verify`, `--cert`/`--cert-key` and `--http1.1`/`--http2`.
+struct ConnectionOptions: Sendable {
+    var verify = "yes"
+    /// A PEM client certificate (chain), with its key inside unless ``certificateKey`` is given.
+    var certificate: String?
+    var certificateKey: String?
+    /// `--http1.1`: never negotiate HTTP/2.
+    var http1Only = false
+}
+
+/// Makes the session a command sends through, with the connection options and `--max-redirects`.
 enum SessionFactory {
     /// A manager over a fresh ``AsyncHTTPClientTransport``; the caller shuts it down.
     /// - Throws: ``CLIError`` (usage) for a `--verify` value that is neither yes, no nor a readable file.
     static func make(
-        verify: String = "yes", maxRedirects: Int = 30, temporaryDirectory: URL? = nil, cookieStorage: CookieJar? = nil
+        connection: ConnectionOptions = ConnectionOptions(), maxRedirects: Int = 30, temporaryDirectory: URL? = nil,
+        cookieStorage: CookieJar? = nil
     ) throws -> CLISession {
         var transportConfiguration = AsyncHTTPClientTransport.Configuration()
-        transportConfiguration.tlsConfiguration = try tlsConfiguration(verify: verify)
+        transportConfiguration.tlsConfiguration = try tlsConfiguration(verify: connection.verify)
+        if let certificate = connection.certificate {
+            var tls = transportConfiguration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
+            try addClientCertificate(certificate, key: connection.certificateKey, to: &tls)
+            transportConfiguration.tlsConfiguration = tls
+        }
+        transportConfiguration.allowsHTTP2 = !connection.http1Only
         var configuration = SessionManager.Configuration()
         configuration.redirectPolicy = RedirectPolicy(maximumRedirects: maxRedirects)
         if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }
         if let cookieStorage { configuration.cookieStorage = cookieStorage }
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         return CLISession(manager: SessionManager(configuration: configuration, transport: transport), transport: transport)
+    }
+
+    /// Presents the PEM certificate chain in `path` with the private key in `keyPath` (or in
+    /// the same file), as curl's and httpie's `--cert`/`--cert-key`.
+    /// - Throws: ``CLIError`` (usage) quoting the file that cannot be read or parsed.
+    static func addClientCertificate(_ path: String, key keyPath: String?, to tls: inout TLSConfiguration) throws {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(path)
+        } catch {
+            throw CLIError.usage("--cert \"\(path)\": not a readable PEM certificate (\(error))")
+        }
+        guard !chain.isEmpty else { throw CLIError.usage("--cert \"\(path)\": no certificate in the file") }
+        let keyFile = keyPath ?? path
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+        } catch {
+            let option = keyPath == nil ? "--cert" : "--cert-key"
+            throw CLIError.usage("\(option) \"\(keyFile)\": no readable PEM private key (\(error))")
+        }
+        tls.certificateChain = chain.map { .certificate($0) }
+        tls.privateKey = .privateKey(key)
     }
 
     /// nil keeps the platform's default verification.
