@@ -43,7 +43,7 @@ public struct MultipartBoundary: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the boundary must be quoted as a `Content-Type` parameter: it holds a character
     /// that is not an RFC 9110 token character (such as `:`, `/`, `=` or a space).
-    var needsQuoting: Bool { !rawValue.utf8.allSatisfy(HTTPMethod.isTokenCharacter) }
+    var needsQuoting: Bool { !rawValue.utf8.allSatisfy(HeaderByte.isTokenCharacter) }
 
     static func isValid(_ text: String) -> Bool {
         let bytes = text.utf8

@@ -1,20 +1,20 @@
-/// An HTTP request method: one of the standard ones, or any other RFC 9110 token.
+import HTTPTypes
+
+/// An HTTP request method: swift-http-types' `HTTPRequest.Method`, one of the standard ones
+/// (`.get`, `.post`, …) or any other RFC 9110 token (`HTTPMethod("PURGE")`).
 ///
-/// Methods are case-sensitive (RFC 9110 §9.1); the standard ones are upper case.
-public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
-    /// The method token as sent on the request line, such as `"GET"`.
-    public let rawValue: String
+/// Methods are case-sensitive (RFC 9110 §9.1); the standard ones are upper case. Courier uses
+/// swift-http-types' type rather than one of its own, so that a method passes between Courier,
+/// `HTTPRequest` and the OpenAPI runtime unchanged. `init?(_:)` validates the token as
+/// RFC 9110 §5.6.2 says (one or more `tchar`); Courier adds `init(validating:)`, which throws
+/// Courier's typed error instead of returning nil, and `isIdempotent`.
+public typealias HTTPMethod = HTTPRequest.Method
 
-    /// Validates `rawValue` as an RFC 9110 `token` (§5.6.2); nil when it is empty or has any other character.
-    public init?(_ rawValue: String) {
-        guard HTTPMethod.isToken(rawValue) else { return nil }
-        self.rawValue = rawValue
-    }
-
-    /// Validates `rawValue` as an RFC 9110 token.
+extension HTTPRequest.Method {
+    /// Validates `rawValue` as an RFC 9110 token (§5.6.2), as `init?(_:)` does.
     /// - Throws: ``CourierError`` with code ``CourierError/Code/invalidMethod`` that quotes the input.
     public init(validating rawValue: String) throws {
-        guard let method = HTTPMethod(rawValue) else {
+        guard let method = HTTPRequest.Method(rawValue) else {
             throw CourierError(
                 .invalidMethod, "\"\(rawValue)\" is not a valid HTTP method token (RFC 9110 §9.1)",
                 offendingInput: rawValue)
@@ -22,46 +22,11 @@ public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
         self = method
     }
 
-    /// Trusts `rawValue`; for the constants below only.
-    init(unchecked rawValue: String) { self.rawValue = rawValue }
-
-    public var description: String { rawValue }
-
-    public static let get = HTTPMethod(unchecked: "GET")
-    public static let head = HTTPMethod(unchecked: "HEAD")
-    public static let post = HTTPMethod(unchecked: "POST")
-    public static let put = HTTPMethod(unchecked: "PUT")
-    public static let patch = HTTPMethod(unchecked: "PATCH")
-    public static let delete = HTTPMethod(unchecked: "DELETE")
-    public static let options = HTTPMethod(unchecked: "OPTIONS")
-    public static let trace = HTTPMethod(unchecked: "TRACE")
-    public static let connect = HTTPMethod(unchecked: "CONNECT")
-
     /// True for methods that RFC 9110 §9.2.2 calls idempotent (retries may resend them).
     public var isIdempotent: Bool {
         switch rawValue {
         case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": return true
         default: return false
-        }
-    }
-
-    static func isToken(_ text: String) -> Bool {
-        guard !text.isEmpty else { return false }
-        return text.utf8.allSatisfy(isTokenCharacter)
-    }
-
-    /// RFC 9110 `tchar`.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
         }
     }
 }
