@@ -36,7 +36,8 @@ import NIOSSL
 /// The server's API is `package`: Courier's tests and the CLI use it, and it is no part of
 /// Courier's public surface (its ``TestServerJSON`` never meets Courier's `JSONValue`). Only what
 /// the separate Benchmarks package needs is public: ``start(host:port:tls:http2:logRequests:eventLoopGroup:)``
-/// (with ``HTTP2Options``), ``port`` and ``shutdown()``.
+/// (with ``HTTP2Options``), ``makeTLSContext(certificateChain:privateKey:)``, ``port``,
+/// ``shutdown()``, and ``stats`` with the request and HTTP/2 counters it reports.
 public final class TestServer: Sendable {
     /// The address the server listens on, such as `127.0.0.1` or `::1`.
     package let host: String
@@ -118,7 +119,7 @@ public final class TestServer: Sendable {
     }
 
     /// A snapshot of the counters: connections, requests, the last request head.
-    package var stats: TestServerStats { state.stats }
+    public var stats: TestServerStats { state.stats }
 
     /// Zeroes the counters (open connections stay counted).
     package func resetStats() { state.resetStats() }

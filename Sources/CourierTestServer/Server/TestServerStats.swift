@@ -49,16 +49,16 @@ package struct RecordedRequestHead: Sendable, Equatable {
 /// except ``requestsServed``, which is recorded before the last one: a client that has read a
 /// whole response finds it counted. A client's close reaches the server some time after the
 /// client closes, so ``connectionsOpen`` has to be polled (with a bound), not read once.
-package struct TestServerStats: Sendable {
+public struct TestServerStats: Sendable {
     /// TCP connections accepted since start (or the last reset).
-    package var connectionsAccepted = 0
+    public var connectionsAccepted = 0
     /// Connections open right now, as far as the server has seen.
     package var connectionsOpen = 0
     /// Request heads received.
-    package var requestsReceived = 0
+    public var requestsReceived = 0
     /// Responses written in full, or cut short or malformed on purpose by a fault endpoint.
     /// Requests closed or left without any answer are not counted.
-    package var requestsServed = 0
+    public var requestsServed = 0
     /// The most recent request head, for header assertions.
     package var lastRequestHead: RecordedRequestHead?
     /// The last ``recentHeadLimit`` request heads, oldest first (a redirect chain, a retry series).
@@ -71,15 +71,15 @@ package struct TestServerStats: Sendable {
     // ``requestsServed``; every figure is recorded before the frame it describes is written.
 
     /// Connections that negotiated `h2` by ALPN (each also counts in ``connectionsAccepted``).
-    package var http2ConnectionsOpened = 0
+    public var http2ConnectionsOpened = 0
     /// Streams whose request head the server took up (at or below any GOAWAY's last-stream-id).
-    package var http2StreamsAccepted = 0
+    public var http2StreamsAccepted = 0
     /// Streams answered with a response that ended with END_STREAM.
-    package var http2StreamsServed = 0
+    public var http2StreamsServed = 0
     /// RST_STREAM frames the server sent, whatever the code (the NO_ERROR after an early answer too).
-    package var http2StreamsReset = 0
+    public var http2StreamsReset = 0
     /// Of ``http2StreamsReset``, those with REFUSED_STREAM.
     package var http2StreamsRefused = 0
     /// GOAWAY frames the server sent (retirement after N streams, or a fault).
-    package var http2GoAwaysSent = 0
+    public var http2GoAwaysSent = 0
 }
