@@ -39,6 +39,10 @@ import Testing
         ["--follow", "GET", "{url}/redirect/2"],
         ["--follow", "POST", "{url}/redirect-to?url=/anything&status_code=307", "kept=yes"],
         ["--raw", "raw body text", "PATCH", "{url}/anything", "Content-Type:text/plain"],
+        ["GET", "{authurl}/basic-auth/user/pass"],
+        ["--auth", "other:creds", "GET", "{authurl}/anything"],
+        ["--form", "POST", "{url}/anything", "a=1", "doc@{fixture};type=text/x-note"],
+        ["--follow", "--max-redirects", "5", "GET", "{url}/relative-redirect/3"],
     ]
 
     @Test(arguments: cases.indices)
@@ -50,6 +54,7 @@ import Testing
         try Data("fixture file contents\n".utf8).write(to: fixture)
         let arguments = Self.cases[index].map {
             $0.replacingOccurrences(of: "{url}", with: setup.httpbin).replacingOccurrences(of: "{fixture}", with: fixture.path)
+                .replacingOccurrences(of: "{authurl}", with: setup.httpbin.replacingOccurrences(of: "://", with: "://user:pass@"))
         }
 
         let courier = try CourierProcess.run(["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
@@ -59,6 +64,50 @@ import Testing
         let courierView = try Self.normalized(courier.stdout)
         let httpieView = try Self.normalized(httpie.stdout)
         #expect(courierView == httpieView, "arguments: \(arguments)")
+    }
+
+    /// A session written by one tool is used by the other: headers, auth and cookies arrive the same.
+    @Test func sessionsCarryTheSameStateAcrossBothTools() throws {
+        guard let setup = try Self.setup() else { return }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let common = ["--ignore-stdin", "--print=b", "--pretty=none"]
+        var views: [String] = []
+        for (writer, reader) in [("courier", "http"), ("http", "courier"), ("courier", "courier"), ("http", "http")] {
+            let file = directory.appendingPathComponent("\(writer)-\(reader).json").path
+            let first = ["--session=\(file)", "-a", "ann:pw", "\(setup.httpbin)/cookies/set?sid=abc&theme=dark", "X-Team:blue"]
+            let second = ["--session=\(file)", "\(setup.httpbin)/anything", "X-Extra:1"]
+            func run(_ tool: String, _ arguments: [String]) throws -> CourierProcess.Result {
+                tool == "courier" ? try CourierProcess.run(common + arguments) : try Self.runHttpie(setup.httpie, common + arguments)
+            }
+            #expect(try run(writer, first).status == 0)
+            let result = try run(reader, second)
+            #expect(result.status == 0, "\(writer) -> \(reader): \(result.stderr)")
+            views.append(try Self.normalized(result.stdout))
+        }
+        #expect(Set(views).count == 1, "\(views)")
+    }
+
+    /// `--download --output` and `--download --continue` leave the same file with both tools.
+    @Test func downloadsAndContinueLeaveTheSameFile() throws {
+        guard let setup = try Self.setup() else { return }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var files: [Data] = []
+        for tool in ["courier", "http"] {
+            let whole = directory.appendingPathComponent("\(tool)-whole.bin").path
+            let partial = directory.appendingPathComponent("\(tool)-partial.bin")
+            let url = "\(setup.httpbin)/range/5000"
+            try Data(String(repeating: "abcdefghijklmnopqrstuvwxyz", count: 100).utf8.prefix(1000)).write(to: partial)
+            for arguments in [["--download", "--output", whole, url], ["--download", "--continue", "--output", partial.path, url]] {
+                let all = ["--ignore-stdin"] + arguments
+                let result = tool == "courier" ? try CourierProcess.run(all) : try Self.runHttpie(setup.httpie, all)
+                #expect(result.status == 0, "\(tool): \(result.stderr)")
+            }
+            files.append(try Data(contentsOf: URL(fileURLWithPath: whole)))
+            files.append(try Data(contentsOf: partial))
+        }
+        #expect(files.allSatisfy { $0 == files[0] } && files[0].count == 5000)
     }
 
     static func runHttpie(_ path: String, _ arguments: [String]) throws -> CourierProcess.Result {
