@@ -186,6 +186,8 @@ struct DeadlineAndCancellationTests {
         request.timeoutInterval = 10
         let error = await expectFailure([.serverTrustFailed]) { try await manager.data(for: request) }
         #expect(error?.offendingInput == "127.0.0.1")
+        // A trust failure is final: the transport does not try the handshake again.
+        #expect(server.stats.connectionsAccepted == 1)
         try? await manager.shutdown()
         try? await transport.shutdown()
         try? await server.shutdown()
