@@ -25,10 +25,3 @@ extension AsyncHTTPClientTransport {
             offendingInput: target, underlyingError: error)
     }
 }
-
-extension CourierError.Code {
-    /// A compressed response body expanded past
-    /// ``AsyncHTTPClientTransport/Configuration/decompressionRatioLimit`` decoded bytes per
-    /// encoded byte; the exchange was stopped.
-    public static let decompressionLimitExceeded = CourierError.Code("decompressionLimitExceeded")
-}

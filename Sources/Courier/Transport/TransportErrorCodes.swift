@@ -34,6 +34,13 @@ extension CourierError.Code {
     /// Thrown by ``AsyncHTTPClientTransport`` before any I/O.
     public static let unsupportedScheme = CourierError.Code("unsupportedScheme")
 
+    /// A compressed response body expanded past
+    /// ``AsyncHTTPClientTransport/Configuration/decompressionRatioLimit`` decoded bytes per
+    /// encoded byte; the exchange was stopped.
+    ///
+    /// Thrown by ``AsyncHTTPClientTransport`` while it decodes a gzip or deflate body.
+    public static let decompressionLimitExceeded = CourierError.Code("decompressionLimitExceeded")
+
     /// ``AsyncHTTPClientTransport/shutdown()`` was called on ``AsyncHTTPClientTransport/shared``,
     /// which stays up for the life of the process.
     public static let shutdownUnsupported = CourierError.Code("shutdownUnsupported")
