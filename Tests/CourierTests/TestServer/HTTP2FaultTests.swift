@@ -39,6 +39,27 @@ struct HTTP2FaultTests {
         }
     }
 
+    @Test func manyEarlyAnswersKeepTheConnection() async throws {
+        try await Harness.withServer { context in
+            let probe = try await HTTP2FrameProbe.connect(to: context.server, trusting: context.certificate)
+            // Each request's DATA arrives after the server has reset its stream. (The probe lifts
+            // its own limit on received resets: by default a swift-nio-http2 client,
+            // AsyncHTTPClient's too, takes more than 200 RST_STREAM in 30 s as an attack; with
+            // the defaults the 201st stream here never completed.)
+            for _ in 0..<300 {
+                let stream = try await probe.send("POST", "/fault/early-answer", bodyBytes: 1000, endRequest: false)
+                _ = await stream.events()
+                #expect(stream.isAnswered)
+            }
+            let last = try await probe.send("GET", "/get")
+            _ = await last.events()
+            #expect(last.isAnswered)
+            await probe.close()
+            #expect(context.server.stats.http2StreamsServed == 301)
+            #expect(context.server.stats.connectionsAccepted == 1)
+        }
+    }
+
     @Test func declaredBodyOverTheBufferLimitIsAnswered413ThenReset() async throws {
         try await Harness.withServer { context in
             let probe = try await HTTP2FrameProbe.connect(to: context.server, trusting: context.certificate)

@@ -51,8 +51,14 @@ final class HTTP2FrameProbe: Sendable {
         let multiplexer = try await channel.eventLoop.submit {
             let handlers = channel.pipeline.syncOperations
             try handlers.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+            var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+            connectionConfiguration.maximumConnectionGlitches = 1 << 20
+            connectionConfiguration.maximumRecentlyResetStreams = 4096
+            var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+            streamConfiguration.streamResetFrameRateLimit.maximumCount = 1 << 20
+            streamConfiguration.streamErrorRateLimit.maximumCount = 1 << 20
             let multiplexer = try handlers.configureHTTP2Pipeline(
-                mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
+                mode: .client, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
             ) { stream in stream.eventLoop.makeSucceededVoidFuture() }
             try handlers.addHandler(recorder)
             return NIOLoopBound(multiplexer, eventLoop: channel.eventLoop)
