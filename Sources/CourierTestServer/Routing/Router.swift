@@ -30,6 +30,7 @@ struct Router: Sendable {
         case ("sse", 1), ("ndjson", 1), ("gzip-bomb", 1), ("deflate-bomb", 1): return StreamingEndpoints.route(request)
         case ("upload", 1): return UploadSink.route(request)
         case ("fault", 2): return FaultEndpoints.route(request, name: second ?? "")
+        case ("auth", 2): return AuthEndpoints.route(request, name: second ?? "")
         default:
             if let consumer = ContentEndpoints.route(request) { return consumer }
             return DiscardingBody(.error(.notFound, "no such endpoint: \(request.path)"))
