@@ -41,6 +41,12 @@ struct Exchange: Sendable {
         let downloadTarget = download ? try DownloadTarget.prepare(outputPath: outputPath, resume: resume) : nil
         // A download with stdout redirected and no -o writes the body to stdout, as httpie does.
         let downloading = downloadTarget != nil && (outputPath != nil || printer.stdoutIsTerminal)
+        var connection = self.connection
+        connection.decompressesResponses = downloadTarget == nil
+        if connection.decompressesResponses, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            // What the transport would add as it sends, set here so that -v shows it.
+            try? request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")
+        }
         let scratch = try ScratchDirectory.make(near: downloading ? downloadTarget?.directory : nil)
         interrupts.removesOnExit(scratch.url)
         defer { scratch.remove() }

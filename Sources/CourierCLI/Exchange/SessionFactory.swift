@@ -22,6 +22,9 @@ struct ConnectionOptions: Sendable {
     var certificateKey: String?
     /// `--http1.1`: never negotiate HTTP/2.
     var http1Only = false
+    /// Ask for gzip/deflate and decode it (not for downloads, which keep the bytes as served,
+    /// so that `--continue`'s byte ranges line up, as httpie's downloads ask for identity).
+    var decompressesResponses = true
 }
 
 /// Makes the session a command sends through, with the connection options and `--max-redirects`.
@@ -40,6 +43,7 @@ enum SessionFactory {
             transportConfiguration.tlsConfiguration = tls
         }
         transportConfiguration.allowsHTTP2 = !connection.http1Only
+        transportConfiguration.decompressesResponses = connection.decompressesResponses
         var configuration = SessionManager.Configuration()
         configuration.redirectPolicy = RedirectPolicy(maximumRedirects: maxRedirects)
         if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }
