@@ -22,9 +22,6 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         // Documentation only: `swift package generate-documentation --target Courier` builds the DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // Test-only: mattt/EventSource 1.1.1's sources with a Linux shim, a second server-sent
-        // events parser to compare Courier's with (Tests/Peers/EventSource/README.md says why local).
-        .package(path: "Tests/Peers/EventSource"),
     ],
     targets: [
         .target(
@@ -87,7 +84,6 @@ let package = Package(
                 "CourierTesting",
                 "CourierTestServer",
                 .product(name: "MultipartKit", package: "multipart-kit"),
-                .product(name: "EventSource", package: "EventSource"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,4 @@
 import Courier
-import EventSource
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -14,7 +13,7 @@ struct SSEVector: Sendable, CustomTestStringConvertible {
     var lastEventID = ""
     /// The parser's reconnection time once the stream has ended.
     var reconnectionTime: Int?
-    /// Why mattt/EventSource 1.1.1 gives other events for this stream, when it does.
+    /// Where a known parser (mattt/EventSource 1.1.1) departs from the standard on this stream.
     var eventSourceDeviation: String?
 
     init(_ name: String, _ text: String, _ events: [ServerSentEvent], lastEventID: String = "",
@@ -212,39 +211,10 @@ struct ServerSentEventTests {
     }
 }
 
-// MARK: - mattt/EventSource as a peer
+// MARK: - A long realistic stream
 
-@Suite("Server-sent events: the same corpus through mattt/EventSource 1.1.1")
-struct ServerSentEventPeerTests {
-    /// EventSource's events for `bytes`, fed a byte at a time and finished as its async sequence
-    /// does, mapped onto Courier's type: its per-block id becomes the running last event ID.
-    static func eventSourceEvents(_ bytes: [UInt8]) async -> [ServerSentEvent] {
-        let parser = EventSource.Parser()
-        for byte in bytes { await parser.consume(byte) }
-        await parser.finish()
-        var events: [ServerSentEvent] = []
-        var lastEventID = ""
-        while let next = await parser.getNextEvent() {
-            if let id = next.id { lastEventID = id }
-            let type = next.event.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
-            events.append(ServerSentEvent(type: type, data: next.data, lastEventID: lastEventID, retry: next.retry))
-        }
-        return events
-    }
-
-    @Test("both parsers give the same events, or the deviation is EventSource's", arguments: sseVectors)
-    func sameEventsAsEventSource(_ vector: SSEVector) async throws {
-        let courier = try ServerSentEventTests.parse([vector.stream[...]]).events
-        #expect(courier == vector.events)
-        let peer = await Self.eventSourceEvents(vector.stream)
-        if let deviation = vector.eventSourceDeviation {
-            // Documented: EventSource departs from the standard here; Courier follows the standard.
-            #expect(peer != vector.events, "EventSource no longer deviates (\(deviation)): drop the note")
-        } else {
-            #expect(peer == courier)
-        }
-    }
-
+@Suite("Server-sent events: a long realistic stream")
+struct ServerSentEventCorpusTests {
     /// A stream like an LLM API's: JSON data, ids, comments as keep-alives, CR LF line ends.
     static func largeCorpus() -> (bytes: [UInt8], count: Int) {
         var text = ": stream start\r\n\r\n"
@@ -259,15 +229,13 @@ struct ServerSentEventPeerTests {
         return (Array(text.utf8), 300)
     }
 
-    @Test("a long realistic stream: same events from both, in any chunking")
-    func largeCorpusAgrees() async throws {
+    @Test("the same events in any chunking")
+    func largeCorpusInAnyChunking() throws {
         let (bytes, count) = Self.largeCorpus()
         let courier = try ServerSentEventTests.parse([bytes[...]]).events
         #expect(courier.count == count)
         #expect(courier[3].type == "delta" && courier[3].lastEventID == "3")
         #expect(courier[5].data == "{\"index\": 5, \"text\": \"tök 5 ✓\"}\nsecond line 5")
-        let peer = await Self.eventSourceEvents(bytes)
-        #expect(peer == courier)
         for size in [1, 2, 3, 7, 64, 1000] {
             let chunks = stride(from: 0, to: bytes.count, by: size).map { bytes[$0..<min($0 + size, bytes.count)] }
             #expect(try ServerSentEventTests.parse(chunks).events == courier, "chunks of \(size)")
