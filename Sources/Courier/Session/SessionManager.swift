@@ -227,14 +227,16 @@ public final class SessionManager: Sendable {
 
     // MARK: Internals
 
-    private func makeTask(
+    func makeTask(
         kind: SessionTask.Kind, request: Request, uploadProgress: ProgressHandler?,
-        downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil
+        downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil,
+        streamHandoff: StreamHandoff? = nil
     ) -> SessionTask {
         state.withLockedValue { state in
             let task = SessionTask(
                 identifier: state.nextIdentifier, kind: kind, request: request, manager: self,
-                uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download)
+                uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download,
+                streamHandoff: streamHandoff)
             state.nextIdentifier += 1
             state.tasks[task.identifier] = task
             return task

@@ -255,7 +255,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        fail(error)
+        // What arrived before a broken connection is still the reader's (the events of a stream
+        // cut mid-body); only Courier's own cancel drops it.
+        fail(error, keepingBufferedChunks: true)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
@@ -274,8 +276,10 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         bodyWaiter?.resume(returning: nil)
     }
 
-    /// Ends the response with `error` unless it already ended; wakes every waiter.
-    func fail(_ error: any Error) {
+    /// Ends the response with `error` unless it already ended; wakes every waiter. Chunks not yet
+    /// read are dropped unless `keepingBufferedChunks` (and Courier did not cancel): the reader
+    /// then gets them before the error.
+    func fail(_ error: any Error, keepingBufferedChunks: Bool = false) {
         let (headWaiter, bodyWaiter, paused, idleTimer) = state.withLockedValue { state in
             if state.isFinished || state.failure != nil {
                 return (
@@ -284,8 +288,10 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
                 )
             }
             state.failure = error
-            state.chunks.removeAll()
-            state.bufferedBytes = 0
+            if !keepingBufferedChunks || state.cancelledByCourier {
+                state.chunks.removeAll()
+                state.bufferedBytes = 0
+            }
             defer {
                 state.headWaiter = nil
                 state.bodyWaiter = nil

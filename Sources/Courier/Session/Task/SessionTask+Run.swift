@@ -193,6 +193,12 @@ extension SessionTask {
                 download = DownloadParameters(options: options, destination: destination, resumeData: nil)
             }
         }
+        if let streamHandoff {
+            // A stream: the task is done once the head is in, and the caller reads the body.
+            try commit()
+            streamHandoff.hand(sent.body)
+            return SessionResponse(request: request, response: head)
+        }
         let configuration = manager.configuration
         if let download {
             let fileURL = try await receiveFile(

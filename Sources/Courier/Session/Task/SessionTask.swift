@@ -40,6 +40,8 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     let uploadProgressHandler: ProgressHandler?
     let downloadProgressHandler: ProgressHandler?
     let download: DownloadParameters?
+    /// Set for `SessionManager.stream(_:)`: the final response's body goes here, unread.
+    let streamHandoff: StreamHandoff?
 
     struct DownloadParameters: Sendable {
         var options: DownloadOptions
@@ -55,7 +57,8 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
 
     init(
         identifier: Int, kind: Kind, request: Request, manager: SessionManager,
-        uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?, download: DownloadParameters?
+        uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?, download: DownloadParameters?,
+        streamHandoff: StreamHandoff? = nil
     ) {
         self.identifier = identifier
         self.kind = kind
@@ -64,6 +67,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         self.uploadProgressHandler = uploadProgress
         self.downloadProgressHandler = downloadProgress
         self.download = download
+        self.streamHandoff = streamHandoff
         self.machine = NIOLockedValueBox(TaskStateMachine())
     }
 

@@ -1,0 +1,42 @@
+import NIOConcurrencyHelpers
+
+extension SessionManager {
+    /// Sends `request` and returns as soon as the final response head has arrived, with the body
+    /// still to be read, as an `AsyncSequence` of `ByteBuffer` under backpressure (see
+    /// ``StreamedResponse``): for server-sent events, NDJSON feeds, long polls and bodies too big
+    /// to hold.
+    ///
+    /// The exchange runs as a data task does: redirects, cookies, the interceptor's adapting and
+    /// retrying, the hooks and event monitors all apply up to the head. Any status is returned
+    /// (use ``StreamedResponse/validate(statusCodes:contentTypes:)``). Download progress and the
+    /// did-receive-data hook are not reported for the streamed body; a did-receive-response
+    /// `.becomeDownload` is ignored. Cancelling the calling Swift task before the head arrives
+    /// cancels the task; after that, dropping the response or cancelling its reader cancels the
+    /// exchange.
+    /// - Throws: ``CourierError`` from the transport, redirects, the interceptor, or cancellation.
+    public func stream(_ request: Request) async throws -> StreamedResponse {
+        let handoff = StreamHandoff()
+        let task = makeTask(
+            kind: .data, request: request, uploadProgress: nil, downloadProgress: nil, streamHandoff: handoff)
+        task.resume()
+        let response = try await task.response()
+        guard let body = handoff.take() else {
+            // The task completed without reaching its body: it cannot, but a missing body must
+            // not look like an empty one.
+            throw CourierError(
+                .cancelled, "the stream from \(request.url.absoluteString) ended before its body was handed over",
+                offendingInput: request.url.absoluteString)
+        }
+        return StreamedResponse(request: response.request, head: response.response, body: body)
+    }
+}
+
+/// Where a stream task leaves the final response's body, unread, for ``SessionManager/stream(_:)``.
+/// Dropped unread (the caller gave up first), the body cancels its exchange.
+final class StreamHandoff: Sendable {
+    private let body = NIOLockedValueBox<BodyChunks?>(nil)
+
+    func hand(_ chunks: BodyChunks) { body.withLockedValue { $0 = chunks } }
+
+    func take() -> BodyChunks? { body.withLockedValue { $0.take() } }
+}
