@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTPCompression
 
 /// Content codings: what the transport asks for, and the typed error for a decompression bomb
 /// (see ``AsyncHTTPClientTransport/Configuration/decompressesResponses``).
@@ -10,14 +11,10 @@ extension AsyncHTTPClientTransport {
         configuration.decompressesResponses ? "gzip, deflate" : nil
     }
 
-    /// swift-nio-extras' `NIOHTTPDecompression.DecompressionError.limit` as a Courier error.
-    ///
-    /// Recognised by its type's name and case, because Courier does not import NIOHTTPCompression
-    /// (only AsyncHTTPClient does); `DecompressionTests` fails if the name ever changes.
+    /// swift-nio-extras' `NIOHTTPDecompression.DecompressionError.limit`, which AsyncHTTPClient's
+    /// decoder throws past the ratio limit, as a Courier error; nil for any other error.
     static func decompressionLimitError(_ error: any Error, url: URL) -> CourierError? {
-        guard String(reflecting: type(of: error)) == "NIOHTTPCompression.NIOHTTPDecompression.DecompressionError",
-            String(describing: error) == "limit"
-        else { return nil }
+        guard let error = error as? NIOHTTPDecompression.DecompressionError, error == .limit else { return nil }
         let target = url.absoluteString
         return CourierError(
             .decompressionLimitExceeded,
