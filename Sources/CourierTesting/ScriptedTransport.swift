@@ -39,7 +39,8 @@ public final class ScriptedTransport: Transport {
     /// What the transport does with one request: answer after an optional delay, or fail.
     public struct Reply: Sendable {
         enum Outcome: Sendable {
-            case response(status: Int, headers: [(String, String)], body: Data, failsAfter: Int?, failure: CourierError?)
+            case response(
+                status: Int, headers: [(String, String)], body: Data, failsAfter: Int?, failure: CourierError?)
             case failure(CourierError)
         }
 
@@ -172,7 +173,8 @@ public final class ScriptedTransport: Transport {
         state.withLock { $0.isShutDown = true }
     }
 
-    private static func read(_ body: RequestBody, reporting progress: (@Sendable (Int64) -> Void)?) async throws -> Data {
+    private static func read(_ body: RequestBody, reporting progress: (@Sendable (Int64) -> Void)?) async throws -> Data
+    {
         if body.isEmpty { return Data() }
         var data = Data()
         for try await chunk in try body.makeChunks() {
@@ -220,7 +222,9 @@ public final class ScriptedTransport: Transport {
         return BodyChunks(makeNext: {
             let step = Locked(0)
             return {
-                switch step.withLock({ value -> Int in defer { value += 1 }; return value }) {
+                switch step.withLock({ value -> Int in
+                    defer { value += 1 }; return value
+                }) {
                 case 0 where !delivered.isEmpty:
                     return ByteBuffer(bytes: delivered)
                 case 0, 1:

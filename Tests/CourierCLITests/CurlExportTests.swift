@@ -7,8 +7,12 @@ import Testing
 /// `CI=true`, where that fails.
 @Suite(.timeLimit(.minutes(3))) struct CurlExportTests {
     static func curlAvailable() -> Bool {
-        let found = ["/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-        if !found, ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("curl must be installed when CI=true") }
+        let found = ["/usr/bin/curl", "/usr/local/bin/curl", "/bin/curl"].contains {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        if !found, ProcessInfo.processInfo.environment["CI"] == "true" {
+            Issue.record("curl must be installed when CI=true")
+        }
         return found
     }
 
@@ -17,9 +21,17 @@ import Testing
         (["{base}/anything", "q==a b", "X-Quote:it's \"quoted\"", "X-Empty;"], nil),
         (["POST", "{base}/anything", "name=Ann", "age:=30", "nested[k]=v"], nil),
         (["-f", "PUT", "{base}/anything", "a=1", "b=x y&z", "a=2"], nil),
-        (["--multipart", "{base}/anything", "text=it's", "doc@{dir}/it's a file.txt;type=text/x-note", "plain@{dir}/plain.bin"], nil),
+        (
+            [
+                "--multipart", "{base}/anything", "text=it's", "doc@{dir}/it's a file.txt;type=text/x-note",
+                "plain@{dir}/plain.bin",
+            ], nil
+        ),
         (["-a", "ann:p@ss word", "DELETE", "{base}/anything"], nil),
-        (["--raw", "binary\u{01}\u{7F}\\%'", "PATCH", "{base}/anything", "Content-Type:application/octet-stream"], nil),
+        (
+            ["--raw", "binary\u{01}\u{7F}\\%'", "PATCH", "{base}/anything", "Content-Type:application/octet-stream"],
+            nil
+        ),
         (["PUT", "{base}/anything", "Content-Type:text/plain"], "from stdin\n"),
         (["HEAD", "{base}/anything"], nil),
     ]
@@ -34,11 +46,14 @@ import Testing
         try Data([0, 1, 2, 255]).write(to: directory.appendingPathComponent("plain.bin"))
         let (arguments, stdin) = Self.cases[index]
         let expanded = arguments.map {
-            $0.replacingOccurrences(of: "{base}", with: server.baseURL.absoluteString).replacingOccurrences(of: "{dir}", with: directory.path)
+            $0.replacingOccurrences(of: "{base}", with: server.baseURL.absoluteString).replacingOccurrences(
+                of: "{dir}", with: directory.path)
         }
         let input = stdin.map { Data($0.utf8) }
-        let sent = try CourierProcess.run(["--ignore-stdin"].filter { _ in input == nil } + ["--print=hb"] + expanded, stdin: input)
-        let printed = try CourierProcess.run(["--curl"] + ["--ignore-stdin"].filter { _ in input == nil } + expanded, stdin: input)
+        let sent = try CourierProcess.run(
+            ["--ignore-stdin"].filter { _ in input == nil } + ["--print=hb"] + expanded, stdin: input)
+        let printed = try CourierProcess.run(
+            ["--curl"] + ["--ignore-stdin"].filter { _ in input == nil } + expanded, stdin: input)
         #expect(printed.status == 0, "\(printed.stderr)")
         let command = printed.stdoutText.trimmingCharacters(in: .newlines)
         let curl = try Self.runShell(command + " -s -i", stdin: input)
@@ -87,6 +102,7 @@ import Testing
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return CourierProcess.Result(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+        return CourierProcess.Result(
+            status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

@@ -56,19 +56,26 @@ import Testing
         let url = URL(string: "http://x/files/report.pdf?x=1")!
         #expect(DownloadFileName.suggested(contentDisposition: nil, url: url, contentType: nil) == "report.pdf")
         #expect(
-            DownloadFileName.suggested(contentDisposition: "attachment; filename=\"../../etc/passwd\"", url: url, contentType: nil)
+            DownloadFileName.suggested(
+                contentDisposition: "attachment; filename=\"../../etc/passwd\"", url: url, contentType: nil)
                 == "passwd")
         #expect(
-            DownloadFileName.suggested(contentDisposition: "attachment; filename=\".hidden\"", url: url, contentType: nil)
+            DownloadFileName.suggested(
+                contentDisposition: "attachment; filename=\".hidden\"", url: url, contentType: nil)
                 == "hidden")
         #expect(
-            DownloadFileName.suggested(contentDisposition: nil, url: URL(string: "http://x/")!, contentType: "application/json")
+            DownloadFileName.suggested(
+                contentDisposition: nil, url: URL(string: "http://x/")!, contentType: "application/json")
                 == "index.json")
         #expect(
-            DownloadFileName.suggested(contentDisposition: nil, url: URL(string: "http://x/bytes/10")!, contentType: "application/octet-stream")
+            DownloadFileName.suggested(
+                contentDisposition: nil, url: URL(string: "http://x/bytes/10")!, contentType: "application/octet-stream"
+            )
                 == "10.bin")
         let taken: Set<String> = ["/d/a.txt", "/d/a-1.txt"]
-        #expect(DownloadFileName.unique("a.txt", in: URL(fileURLWithPath: "/d"), exists: { taken.contains($0) }) == "a-2.txt")
+        #expect(
+            DownloadFileName.unique("a.txt", in: URL(fileURLWithPath: "/d"), exists: { taken.contains($0) })
+                == "a-2.txt")
         #expect(DownloadFileName.unique("b", in: URL(fileURLWithPath: "/d"), exists: { taken.contains($0) }) == "b")
     }
 
@@ -93,7 +100,8 @@ import Testing
         #expect(long.hasSuffix(".txt"))
         #expect(long.hasPrefix("éé"))
         // The extension comes from a parsed Content-Type, whatever its case and parameters.
-        #expect(name("attachment; filename=\"data\"", contentType: "Application/JSON ; charset=\"utf-8\"") == "data.json")
+        #expect(
+            name("attachment; filename=\"data\"", contentType: "Application/JSON ; charset=\"utf-8\"") == "data.json")
         #expect(name("attachment; filename=\"data\"", contentType: "json") == "data")
     }
 
@@ -122,9 +130,13 @@ import Testing
     @Test func jsonRoundTrip() throws {
         let text = #"{"b": [1, 2.50, -3e2], "a": {"x": null, "y": true}, "s": "\u00e9\n\"\ud83d\ude00"}"#
         let value = try JSONParser.parse(Array(text.utf8))
-        #expect(JSONPrinter(pretty: false, colors: false).string(for: value) == "{\"b\": [1, 2.50, -3e2], \"a\": {\"x\": null, \"y\": true}, \"s\": \"é\\n\\\"😀\"}")
+        #expect(
+            JSONPrinter(pretty: false, colors: false).string(for: value)
+                == "{\"b\": [1, 2.50, -3e2], \"a\": {\"x\": null, \"y\": true}, \"s\": \"é\\n\\\"😀\"}")
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array("{\"a\": 1,}".utf8)) }
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array("\"\\ud800\"".utf8)) }
-        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(String(repeating: "[", count: 10_000).utf8)) }
+        #expect(throws: JSONParser.Failure.self) {
+            try JSONParser.parse(Array(String(repeating: "[", count: 10_000).utf8))
+        }
     }
 }

@@ -53,8 +53,11 @@ import Testing
         let fixture = directory.appendingPathComponent("fixture.txt")
         try Data("fixture file contents\n".utf8).write(to: fixture)
         let arguments = Self.cases[index].map {
-            $0.replacingOccurrences(of: "{url}", with: setup.httpbin).replacingOccurrences(of: "{fixture}", with: fixture.path)
-                .replacingOccurrences(of: "{authurl}", with: setup.httpbin.replacingOccurrences(of: "://", with: "://user:pass@"))
+            $0.replacingOccurrences(of: "{url}", with: setup.httpbin).replacingOccurrences(
+                of: "{fixture}", with: fixture.path
+            )
+            .replacingOccurrences(
+                of: "{authurl}", with: setup.httpbin.replacingOccurrences(of: "://", with: "://user:pass@"))
         }
 
         let courier = try CourierProcess.run(["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
@@ -75,10 +78,13 @@ import Testing
         var views: [String] = []
         for (writer, reader) in [("courier", "http"), ("http", "courier"), ("courier", "courier"), ("http", "http")] {
             let file = directory.appendingPathComponent("\(writer)-\(reader).json").path
-            let first = ["--session=\(file)", "-a", "ann:pw", "\(setup.httpbin)/cookies/set?sid=abc&theme=dark", "X-Team:blue"]
+            let first = [
+                "--session=\(file)", "-a", "ann:pw", "\(setup.httpbin)/cookies/set?sid=abc&theme=dark", "X-Team:blue",
+            ]
             let second = ["--session=\(file)", "\(setup.httpbin)/anything", "X-Extra:1"]
             func run(_ tool: String, _ arguments: [String]) throws -> CourierProcess.Result {
-                tool == "courier" ? try CourierProcess.run(common + arguments) : try Self.runHttpie(setup.httpie, common + arguments)
+                tool == "courier"
+                    ? try CourierProcess.run(common + arguments) : try Self.runHttpie(setup.httpie, common + arguments)
             }
             #expect(try run(writer, first).status == 0)
             let result = try run(reader, second)
@@ -99,7 +105,9 @@ import Testing
             let partial = directory.appendingPathComponent("\(tool)-partial.bin")
             let url = "\(setup.httpbin)/range/5000"
             try Data(String(repeating: "abcdefghijklmnopqrstuvwxyz", count: 100).utf8.prefix(1000)).write(to: partial)
-            for arguments in [["--download", "--output", whole, url], ["--download", "--continue", "--output", partial.path, url]] {
+            for arguments in [
+                ["--download", "--output", whole, url], ["--download", "--continue", "--output", partial.path, url],
+            ] {
                 let all = ["--ignore-stdin"] + arguments
                 let result = tool == "courier" ? try CourierProcess.run(all) : try Self.runHttpie(setup.httpie, all)
                 #expect(result.status == 0, "\(tool): \(result.stderr)")

@@ -20,7 +20,8 @@ import Testing
         for (key, value) in environment { env[key] = value }
         // The session's files would go here if they escaped the scratch directory.
         env["TMPDIR"] = directory.appendingPathComponent("tmp").path
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         process.environment = env
         let errURL = directory.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
@@ -47,7 +48,10 @@ import Testing
     /// Bytes in the session's file inside courier's scratch directory.
     func inProgressBytes(in directory: URL) -> Int64 {
         let manager = FileManager.default
-        guard let scratch = (try? manager.contentsOfDirectory(atPath: directory.path))?.first(where: { $0.hasPrefix(".courier-") }),
+        guard
+            let scratch = (try? manager.contentsOfDirectory(atPath: directory.path))?.first(where: {
+                $0.hasPrefix(".courier-")
+            }),
             let files = try? manager.contentsOfDirectory(atPath: directory.appendingPathComponent(scratch).path)
         else { return 0 }
         return files.reduce(0) { total, name in
@@ -57,8 +61,11 @@ import Testing
     }
 
     func leftovers(in directory: URL) throws -> [String] {
-        let top = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".courier-") }
-        let temporary = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path)
+        let top = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix(".courier-")
+        }
+        let temporary = try FileManager.default.contentsOfDirectory(
+            atPath: directory.appendingPathComponent("tmp").path)
         return top + temporary
     }
 
@@ -85,13 +92,16 @@ import Testing
         #expect(try leftovers(in: directory) == [])
 
         // --continue asks for the rest from where the file ends.
-        let resumed = try CourierProcess.run(["-d", "-c", "-o", "big.bin", "\(base)/bytes/4000000?seed=2"], directory: directory)
+        let resumed = try CourierProcess.run(
+            ["-d", "-c", "-o", "big.bin", "\(base)/bytes/4000000?seed=2"], directory: directory)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stderr.contains("206"))
         let whole = try Data(contentsOf: destination)
         #expect(whole.count == 4_000_000)
         #expect(whole.prefix(kept.count) == kept)
-        #expect(whole.suffix(from: kept.count) == Data(TestServer.expectedBytes(count: 4_000_000, seed: 2)).suffix(from: kept.count))
+        #expect(
+            whole.suffix(from: kept.count)
+                == Data(TestServer.expectedBytes(count: 4_000_000, seed: 2)).suffix(from: kept.count))
     }
 
     @Test func sigtermKeepsTheBytesUnderTheChosenNameAndExits143() async throws {
@@ -100,7 +110,8 @@ import Testing
         let directory = try CourierProcess.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try interrupt(
-            ["-d", "--progress=always", "\(server.baseURL.absoluteString)/drip?numbytes=4000000&duration=20"], signal: SIGTERM,
+            ["-d", "--progress=always", "\(server.baseURL.absoluteString)/drip?numbytes=4000000&duration=20"],
+            signal: SIGTERM,
             directory: directory, environment: ["COURIER_FORCE_TTY": "1"]
         ) { inProgressBytes(in: directory) > 10_000 }
         #expect(result.status == 143)

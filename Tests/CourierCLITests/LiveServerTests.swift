@@ -26,7 +26,9 @@ import Testing
 
     @Test func jsonQueryAndHeaders() async throws {
         try await withServer { _, base in
-            let result = try CourierProcess.run(["POST", "\(base)/post", "q==a b", "X-Token:t1", "name=Ann", "age:=30", "tags:=[\"x\"]"])
+            let result = try CourierProcess.run([
+                "POST", "\(base)/post", "q==a b", "X-Token:t1", "name=Ann", "age:=30", "tags:=[\"x\"]",
+            ])
             #expect(result.status == 0)
             let body = try json(result)
             #expect((body["args"] as? [String: Any])?["q"] as? String == "a b")
@@ -46,12 +48,14 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             try Data("file text".utf8).write(to: directory.appendingPathComponent("note.txt"))
             try Data("from file".utf8).write(to: directory.appendingPathComponent("value.txt"))
-            let form = try CourierProcess.run(["-f", "\(base)/post", "a=1", "a=2", "b=@value.txt"], directory: directory)
+            let form = try CourierProcess.run(
+                ["-f", "\(base)/post", "a=1", "a=2", "b=@value.txt"], directory: directory)
             let formBody = try json(form)
             #expect((formBody["form"] as? [String: Any])?["b"] as? String == "from file")
             #expect((formBody["form"] as? [String: Any])?["a"] as? [String] == ["1", "2"])
 
-            let multipart = try CourierProcess.run(["-f", "\(base)/post", "a=1", "doc@note.txt;type=text/x-note"], directory: directory)
+            let multipart = try CourierProcess.run(
+                ["-f", "\(base)/post", "a=1", "doc@note.txt;type=text/x-note"], directory: directory)
             let multipartBody = try json(multipart)
             #expect((multipartBody["files"] as? [String: Any])?["doc"] as? String == "file text")
             #expect((multipartBody["form"] as? [String: Any])?["a"] as? String == "1")
@@ -73,7 +77,8 @@ import Testing
             let chunkedBody = try json(chunked)
             #expect(chunkedBody["sha256"] as? String == digest)
             #expect(chunkedBody["transfer_encoding"] as? String == "chunked")
-            let multipart = try CourierProcess.run(["--multipart", "\(base)/upload", "f@big.bin"], directory: directory)
+            let multipart = try CourierProcess.run(
+                ["--multipart", "\(base)/upload", "f@big.bin"], directory: directory)
             let parts = try #require(try json(multipart)["parts"] as? [[String: Any]])
             #expect(parts.first?["sha256"] as? String == digest)
         }
@@ -81,7 +86,8 @@ import Testing
 
     @Test func stdinBodyAndAuth() async throws {
         try await withServer { _, base in
-            let piped = try CourierProcess.run(["PUT", "\(base)/put", "Content-Type:text/plain"], stdin: Data("piped".utf8))
+            let piped = try CourierProcess.run(
+                ["PUT", "\(base)/put", "Content-Type:text/plain"], stdin: Data("piped".utf8))
             #expect(try json(piped)["data"] as? String == "piped")
             let auth = try CourierProcess.run(["-a", "user:pw", "\(base)/get"])
             #expect(auth.status == 0)
@@ -117,11 +123,15 @@ import Testing
             let ok = try CourierProcess.run(["http://\(authority)/basic-auth/ann/hunter2"])
             #expect(ok.status == 0, "\(ok.stderr)")
             #expect(try json(ok)["authenticated"] as? Bool == true)
-            let overridden = try CourierProcess.run(["--check-status", "-a", "ann:wrong", "http://\(authority)/basic-auth/ann/hunter2"])
+            let overridden = try CourierProcess.run([
+                "--check-status", "-a", "ann:wrong", "http://\(authority)/basic-auth/ann/hunter2",
+            ])
             #expect(overridden.status == 4)
             let verbose = try CourierProcess.run(["-v", "http://\(authority)/get"])
             #expect(!verbose.stdoutText.contains("hunter2"))
-            #expect(verbose.stdoutText.contains("\"url\": \"http://127.0.0.1:\(server.port)/get\"") || verbose.stdoutText.contains("http://127.0.0.1:\(server.port)/get"))
+            #expect(
+                verbose.stdoutText.contains("\"url\": \"http://127.0.0.1:\(server.port)/get\"")
+                    || verbose.stdoutText.contains("http://127.0.0.1:\(server.port)/get"))
             let refused = try CourierProcess.run(["http://ann:hunter2@127.0.0.1:1/x"])
             #expect(refused.status == 1)
             #expect(!refused.stderr.contains("hunter2"), "\(refused.stderr)")
@@ -131,11 +141,15 @@ import Testing
     @Test func terminalOutputEndsWithALineBreakAfterTheLastColourReset() async throws {
         try await withServer { _, base in
             let tty = ["COURIER_FORCE_TTY": "1"]
-            for arguments in [["\(base)/get"], ["-v", "\(base)/post", "a=1"], ["\(base)/robots.txt"], ["--pretty=none", "\(base)/get"],
-                ["--pretty=colors", "\(base)/get"], ["\(base)/base64/aGk="]] {
+            for arguments in [
+                ["\(base)/get"], ["-v", "\(base)/post", "a=1"], ["\(base)/robots.txt"],
+                ["--pretty=none", "\(base)/get"],
+                ["--pretty=colors", "\(base)/get"], ["\(base)/base64/aGk="],
+            ] {
                 let result = try CourierProcess.run(arguments, environment: tty)
                 #expect(result.status == 0)
-                #expect(result.stdoutText.hasSuffix("\n"), "\(arguments): \(result.stdoutText.suffix(40).debugDescription)")
+                #expect(
+                    result.stdoutText.hasSuffix("\n"), "\(arguments): \(result.stdoutText.suffix(40).debugDescription)")
                 #expect(!result.stdoutText.hasSuffix("\n\n\n"), "\(arguments)")
                 #expect(!result.stdoutText.contains("\n\u{1B}[0m"), "\(arguments)")
             }
@@ -153,22 +167,28 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             let openssl = Process()
             openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "key.pem", "-out", "cert.pem", "-subj", "/CN=courier-test", "-days", "1"]
+            openssl.arguments = [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "key.pem", "-out", "cert.pem", "-subj", "/CN=courier-test", "-days", "1",
+            ]
             openssl.currentDirectoryURL = directory
             openssl.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             openssl.standardError = FileHandle(forWritingAtPath: "/dev/null")
             guard (try? openssl.run()) != nil else {
-                if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("openssl is needed when CI=true") }
+                if ProcessInfo.processInfo.environment["CI"] == "true" {
+                    Issue.record("openssl is needed when CI=true")
+                }
                 return
             }
             openssl.waitUntilExit()
-            let ok = try CourierProcess.run(["--cert", "cert.pem", "--cert-key", "key.pem", "--http1.1", "\(base)/get"], directory: directory)
+            let ok = try CourierProcess.run(
+                ["--cert", "cert.pem", "--cert-key", "key.pem", "--http1.1", "\(base)/get"], directory: directory)
             #expect(ok.status == 0, "\(ok.stderr)")
             let noKey = try CourierProcess.run(["--cert", "cert.pem", "\(base)/get"], directory: directory)
             #expect(noKey.status == 1)
             #expect(noKey.stderr.contains("--cert \"cert.pem\""))
-            let notACertificate = try CourierProcess.run(["--cert", "key.pem", "--cert-key", "key.pem", "\(base)/get"], directory: directory)
+            let notACertificate = try CourierProcess.run(
+                ["--cert", "key.pem", "--cert-key", "key.pem", "\(base)/get"], directory: directory)
             #expect(notACertificate.status == 1)
             #expect(notACertificate.stderr.contains("key.pem"))
             let both = try CourierProcess.run(["--http1.1", "--http2", "\(base)/get"])
@@ -228,23 +248,29 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             let tty = ["COURIER_FORCE_TTY": "1"]
             let expected = Data(TestServer.expectedBytes(count: 200_000, seed: 1))
-            let first = try CourierProcess.run(["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
+            let first = try CourierProcess.run(
+                ["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
             #expect(first.status == 0)
-            let second = try CourierProcess.run(["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
+            let second = try CourierProcess.run(
+                ["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
             #expect(second.status == 0)
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             #expect(names == ["200000.bin", "200000-1.bin"].sorted())
             #expect(try Data(contentsOf: directory.appendingPathComponent("200000.bin")) == expected)
 
             let hostile = try CourierProcess.run(
-                ["-d", "\(base)/fault/content-disposition?filename=../../evil.txt"], environment: tty, directory: directory)
+                ["-d", "\(base)/fault/content-disposition?filename=../../evil.txt"], environment: tty,
+                directory: directory)
             #expect(hostile.status == 0)
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("evil.txt").path))
-            #expect(!FileManager.default.fileExists(atPath: directory.deletingLastPathComponent().appendingPathComponent("evil.txt").path))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: directory.deletingLastPathComponent().appendingPathComponent("evil.txt").path))
 
             let partial = directory.appendingPathComponent("partial.bin")
             try expected.prefix(70_000).write(to: partial)
-            let resumed = try CourierProcess.run(["-d", "-c", "-o", partial.path, "\(base)/bytes/200000?seed=1"], directory: directory)
+            let resumed = try CourierProcess.run(
+                ["-d", "-c", "-o", partial.path, "\(base)/bytes/200000?seed=1"], directory: directory)
             #expect(resumed.status == 0)
             #expect(resumed.stderr.contains("206"))
             #expect(try Data(contentsOf: partial) == expected)
@@ -264,8 +290,12 @@ import Testing
                 environment: ["COURIER_FORCE_TTY": "1"], directory: directory)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["profile.bin"])
-            #expect(try Data(contentsOf: directory.appendingPathComponent("profile.bin")) == Data("hostile file name\n".utf8))
-            #expect(!FileManager.default.fileExists(atPath: directory.deletingLastPathComponent().appendingPathComponent(".profile").path))
+            #expect(
+                try Data(contentsOf: directory.appendingPathComponent("profile.bin"))
+                    == Data("hostile file name\n".utf8))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: directory.deletingLastPathComponent().appendingPathComponent(".profile").path))
         }
     }
 

@@ -77,11 +77,15 @@ import Testing
     }
 
     @Test func shorthandsAndIPv6HostsStay() throws {
-        for (url, host) in [(":8080/x", "localhost:8080"), ("example.com", "example.com"), ("http://[::1]:81/", "[::1]:81"),
-            ("HTTPS://Example.com:443/", "example.com"), ("127.0.0.1:9/x", "127.0.0.1:9")] {
+        for (url, host) in [
+            (":8080/x", "localhost:8080"), ("example.com", "example.com"), ("http://[::1]:81/", "[::1]:81"),
+            ("HTTPS://Example.com:443/", "example.com"), ("127.0.0.1:9/x", "127.0.0.1:9"),
+        ] {
             let result = try CourierProcess.run(["--offline", "--print=H", url])
             #expect(result.status == 0, "\(url): \(result.stderr)")
-            #expect(result.stdoutText.lowercased().contains("host: \(host.lowercased())\r\n"), "\(url): \(result.stdoutText)")
+            #expect(
+                result.stdoutText.lowercased().contains("host: \(host.lowercased())\r\n"),
+                "\(url): \(result.stdoutText)")
         }
     }
 
@@ -108,7 +112,8 @@ import Testing
 
     @Test func prettyOutputOnATerminal() throws {
         let result = try CourierProcess.run(
-            ["--offline", "--print=B", "--pretty=format", "x.org", "b:=2", "a=1"], environment: ["COURIER_FORCE_TTY": "1"])
+            ["--offline", "--print=B", "--pretty=format", "x.org", "b:=2", "a=1"],
+            environment: ["COURIER_FORCE_TTY": "1"])
         #expect(result.stdoutText == "{\n    \"a\": \"1\",\n    \"b\": 2\n}\n")
         let colored = try CourierProcess.run(
             ["--offline", "--print=B", "x.org", "a:=1"], environment: ["COURIER_FORCE_TTY": "1"])
@@ -127,7 +132,10 @@ import Testing
         try Data("hello".utf8).write(to: directory.appendingPathComponent("f.txt"))
         try Data([0, 1, 2]).write(to: directory.appendingPathComponent("raw.dat"))
         let result = try CourierProcess.run(
-            ["--offline", "-f", "--boundary=XYZ", ":8080/post", "a=1", "f@f.txt", "g@raw.dat;type=application/x-test", "b=\"q\""],
+            [
+                "--offline", "-f", "--boundary=XYZ", ":8080/post", "a=1", "f@f.txt",
+                "g@raw.dat;type=application/x-test", "b=\"q\"",
+            ],
             directory: directory)
         #expect(result.status == 0)
         let body =

@@ -6,7 +6,8 @@ import Testing
 /// httpie's session-file format, named sessions per host under `$XDG_CONFIG_HOME/courier`.
 @Suite(.timeLimit(.minutes(3))) struct SessionTests {
     func headers(_ result: CourierProcess.Result) throws -> [String: String] {
-        let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stderr)")
         return try #require(object["headers"] as? [String: String])
     }
 
@@ -18,7 +19,10 @@ import Testing
         let base = server.baseURL.absoluteString
 
         let first = try CourierProcess.run(
-            ["--session=work", "-a", "ann:pw", "\(base)/cookies/set?sid=abc", "X-Team:blue", "Content-Type:text/x", "If-None-Match:x"],
+            [
+                "--session=work", "-a", "ann:pw", "\(base)/cookies/set?sid=abc", "X-Team:blue", "Content-Type:text/x",
+                "If-None-Match:x",
+            ],
             environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
         let file = config.appendingPathComponent("courier/sessions/127.0.0.1_\(server.port)/work.json")
@@ -48,7 +52,8 @@ import Testing
         #expect(try Data(contentsOf: file) == before)
 
         // Another host does not see the session.
-        let other = try CourierProcess.run(["--session=work", "http://localhost:\(server.port)/headers"], environment: environment)
+        let other = try CourierProcess.run(
+            ["--session=work", "http://localhost:\(server.port)/headers"], environment: environment)
         #expect(try headers(other)["X-Team"] == nil)
         try await server.shutdown()
     }
@@ -77,7 +82,8 @@ import Testing
         #expect(sent["X-Foo"] == "bar")
         #expect(sent["Authorization"] == "Bearer tok123")
         #expect(sent["Cookie"] == "sid=abc")
-        let rewritten = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
+        let rewritten = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
         let names = Set(((rewritten["cookies"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String })
         #expect(names == ["sid", "deep", "tls"])
         #expect((rewritten["auth"] as? [String: String]) == ["type": "bearer", "raw_auth": "tok123"])

@@ -6,7 +6,9 @@ import Testing
 /// indented JSON; a progress bar that redraws in place and ends at 100%; no escape codes in
 /// a file. Skipped without tmux, unless `CI=true`, where that fails.
 @Suite(.timeLimit(.minutes(3))) struct TerminalTests {
-    static let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// A tmux server of its own (its own socket) with one 120x40 window.
     ///
@@ -54,7 +56,9 @@ import Testing
 
     func withTerminal(_ body: (Tmux, String, URL) throws -> Void) async throws {
         guard let tmuxPath = Self.tmuxPath else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("tmux must be installed when CI=true") }
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("tmux must be installed when CI=true")
+            }
             return
         }
         let server = try await TestServer.start()
@@ -77,7 +81,8 @@ import Testing
             let courier = Self.quoted(try CourierProcess.executable().path)
             let screen = try tmux.screen(after: "\(courier) \(base)/get q==1", directory: directory)
             #expect(screen.contains("HTTP/1.1 200 OK"))
-            #expect(screen.contains("\u{1B}[34m\"args\"") || screen.contains("\u{1B}[34m\u{1B}[49m\"args\""), "\(screen)")
+            #expect(
+                screen.contains("\u{1B}[34m\"args\"") || screen.contains("\u{1B}[34m\u{1B}[49m\"args\""), "\(screen)")
             let plain = screen.replacingOccurrences(of: #"\x1B\[[0-9;]*m"#, with: "", options: .regularExpression)
             #expect(plain.contains("\n    \"args\": {\n        \"q\": \"1\"\n    },"), "\(plain)")
             // The body ends with a line break: the marker starts a line of its own.

@@ -3,7 +3,9 @@ import Testing
 
 /// Bad command lines exit 1 with one line on stderr that quotes the offending token.
 @Suite struct UsageErrorTests {
-    func expectError(_ arguments: [String], _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectError(_ arguments: [String], _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let result = try CourierProcess.run(arguments)
         #expect(result.status == 1, sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
@@ -17,8 +19,12 @@ import Testing
         try expectError(["--offline", "-f", "x.org", "f@/nonexistent/file"], "\"f@/nonexistent/file\": no such file")
     }
     @Test func missingRawBodyFile() throws { try expectError(["--offline", "x.org", "@/nonexistent"], "no such file") }
-    @Test func missingDataFile() throws { try expectError(["--offline", "x.org", "a=@/nonexistent"], "\"a=@/nonexistent\"") }
-    @Test func invalidJSON() throws { try expectError(["--offline", "x.org", "a:=nojson"], "\"a:=nojson\": not valid JSON") }
+    @Test func missingDataFile() throws {
+        try expectError(["--offline", "x.org", "a=@/nonexistent"], "\"a=@/nonexistent\"")
+    }
+    @Test func invalidJSON() throws {
+        try expectError(["--offline", "x.org", "a:=nojson"], "\"a:=nojson\": not valid JSON")
+    }
     @Test func headerWithValueAfterSemicolon() throws { try expectError(["--offline", "x.org", "a;b"], "\"a;b\"") }
     @Test func invalidHeaderName() throws { try expectError(["--offline", "x.org", "a b:c"], "\"a b:c\"") }
     @Test func fileFieldNeedsForm() throws { try expectError(["--offline", "x.org", "f@/etc/hostname"], "--form") }
@@ -50,7 +56,9 @@ import Testing
     @Test func unknownOption() throws { try expectError(["--nope", "x.org"], "--nope") }
     @Test func missingURL() throws { try expectError(["--offline"], "URL") }
     @Test func continueNeedsOutput() throws { try expectError(["-d", "-c", "x.org"], "--continue") }
-    @Test func boundaryNeedsMultipart() throws { try expectError(["--offline", "--boundary=xyz", "x.org", "a=1"], "--boundary") }
+    @Test func boundaryNeedsMultipart() throws {
+        try expectError(["--offline", "--boundary=xyz", "x.org", "a=1"], "--boundary")
+    }
 }
 
 /// `courier --help` as httpie's `http --help`; completion scripts at the root.
@@ -64,7 +72,9 @@ import Testing
             let offline = try #require(text.range(of: "--offline"))
             let subcommands = try #require(text.range(of: "SUBCOMMANDS:"))
             #expect(offline.lowerBound < subcommands.lowerBound)
-            for option in ["--form", "--download", "--session", "--curl", "--verbose"] { #expect(text.contains(option)) }
+            for option in ["--form", "--download", "--session", "--curl", "--verbose"] {
+                #expect(text.contains(option))
+            }
             #expect(text[subcommands.upperBound...].contains("serve"))
         }
         let serve = try CourierProcess.run(["serve", "--help"])

@@ -30,12 +30,14 @@ enum BenchServer {
         let queue = DispatchQueue(label: "courier-bench.signals")
         let latch = SignalLatch()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            latch.arm(continuation, sources: [SIGTERM, SIGINT].map { number in
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { latch.fire() }
-                source.resume()
-                return source
-            })
+            latch.arm(
+                continuation,
+                sources: [SIGTERM, SIGINT].map { number in
+                    let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                    source.setEventHandler { latch.fire() }
+                    source.resume()
+                    return source
+                })
         }
     }
 }

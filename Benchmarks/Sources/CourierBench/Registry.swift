@@ -26,7 +26,7 @@ enum Registry {
             "multipartkit": { try SmallFields.runMultipartKit(options: $0) },
         ],
         "multipart-file": [
-            "courier": { try CourierMultipart.runFileReader(options: $0) },
+            "courier": { try CourierMultipart.runFileReader(options: $0) }
         ],
         "multipart-memory": [
             "courier": { try CourierMultipart.runInMemory(options: $0) },
@@ -37,7 +37,7 @@ enum Registry {
             "ahc-sendfile": { try await RawAsyncHTTPClientUpload.run(options: $0) },
         ],
         "download": [
-            "courier": { try await CourierSession.download(options: $0) },
+            "courier": { try await CourierSession.download(options: $0) }
         ],
         "small-gets": [
             "courier": { try await CourierSession.smallGets(options: $0) },

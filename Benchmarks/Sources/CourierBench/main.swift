@@ -19,7 +19,9 @@ do {
         exit(0)
     }
     guard let run = Registry.workloads[options.workload]?[options.implementation] else {
-        throw BenchError("unknown workload/implementation '\(options.workload) \(options.implementation)'; workloads: \(Registry.names)")
+        throw BenchError(
+            "unknown workload/implementation '\(options.workload) \(options.implementation)'; workloads: \(Registry.names)"
+        )
     }
     let measurement = try await run(options)
     print(measurement.json(workload: options.workload, implementation: options.implementation))

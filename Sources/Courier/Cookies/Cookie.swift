@@ -58,24 +58,28 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
         let description = "\(name)=\(value)"
         guard !name.isEmpty, !name.utf8.contains(UInt8(ascii: "=")), Self.isCookieText(name) else {
             throw CourierError(
-                .invalidCookie, "the cookie name \"\(HeaderField.escaped(name))\" is empty or has '=', ';' or a control character",
+                .invalidCookie,
+                "the cookie name \"\(HeaderField.escaped(name))\" is empty or has '=', ';' or a control character",
                 offendingInput: description)
         }
         guard Self.isCookieText(value) else {
             throw CourierError(
-                .invalidCookie, "the value of cookie \"\(name)\" has ';' or a control character: \"\(HeaderField.escaped(value))\"",
+                .invalidCookie,
+                "the value of cookie \"\(name)\" has ';' or a control character: \"\(HeaderField.escaped(value))\"",
                 offendingInput: description)
         }
         let canonicalDomain = CookieMatching.canonicalDomain(domain)
         guard CookieMatching.isPlausibleHost(canonicalDomain) else {
             throw CourierError(
-                .invalidCookie, "the domain \"\(HeaderField.escaped(domain))\" of cookie \"\(name)\" is not a host name",
+                .invalidCookie,
+                "the domain \"\(HeaderField.escaped(domain))\" of cookie \"\(name)\" is not a host name",
                 offendingInput: domain)
         }
         let path = path.isEmpty ? "/" : path
         guard path.hasPrefix("/"), !path.utf8.contains(where: CookieMatching.isControlOrSemicolon) else {
             throw CourierError(
-                .invalidCookie, "the path \"\(HeaderField.escaped(path))\" of cookie \"\(name)\" does not start with '/' or has ';' or a control character",
+                .invalidCookie,
+                "the path \"\(HeaderField.escaped(path))\" of cookie \"\(name)\" does not start with '/' or has ';' or a control character",
                 offendingInput: path)
         }
         self.init(

@@ -87,7 +87,9 @@ enum CookieDate {
         return (fields[0], fields[1], fields[2])
     }
 
-    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let monthNames = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ]
 
     /// The month whose three-letter name starts the token, case-insensitively (`Nov`, `november`).
     private static func monthNumber(_ token: ArraySlice<UInt8>) -> Int? {

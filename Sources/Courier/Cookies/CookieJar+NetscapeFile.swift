@@ -96,7 +96,8 @@ extension CookieJar {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
         func failure(_ reason: String) -> CourierError {
             CourierError(
-                .invalidCookieFile, "line \(lineNumber) of the cookie file \(reason): \"\(HeaderField.escaped(String(line)))\"",
+                .invalidCookieFile,
+                "line \(lineNumber) of the cookie file \(reason): \"\(HeaderField.escaped(String(line)))\"",
                 offendingInput: String(line))
         }
         // Some writers drop the tab before an empty value.

@@ -203,7 +203,9 @@ public final class CookieJar: CookieStorage, @unchecked Sendable {
     }
 
     private static func leastRecentlyUsed(in bucket: [Entry]) -> Int? {
-        bucket.indices.min { (bucket[$0].lastAccess, bucket[$0].sequence) < (bucket[$1].lastAccess, bucket[$1].sequence) }
+        bucket.indices.min {
+            (bucket[$0].lastAccess, bucket[$0].sequence) < (bucket[$1].lastAccess, bucket[$1].sequence)
+        }
     }
 
     private static func leastRecentlyUsed(in state: State) -> (String, Int)? {

@@ -30,7 +30,9 @@ extension CookieStorage {
     ///   - headerFields: the response's header fields.
     ///   - url: the URL of the request the response answers.
     ///   - now: the time of receipt.
-    public func setCookies(fromResponseHeaderFields headerFields: HTTPFields, receivedFrom url: URL, at now: Date = Date()) {
+    public func setCookies(
+        fromResponseHeaderFields headerFields: HTTPFields, receivedFrom url: URL, at now: Date = Date()
+    ) {
         let values = headerFields[values: .setCookie]
         guard !values.isEmpty else { return }
         let cookies = values.compactMap { Cookie(setCookie: $0, receivedFrom: url, at: now) }

@@ -53,7 +53,8 @@ public struct HeaderRedaction: Sendable {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             components.password != nil
         else { return url.absoluteString }
-        components.percentEncodedPassword = Self.placeholder.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+        components.percentEncodedPassword = Self.placeholder.addingPercentEncoding(
+            withAllowedCharacters: .alphanumerics)
         return components.string ?? url.absoluteString
     }
 

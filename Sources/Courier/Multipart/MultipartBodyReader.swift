@@ -90,8 +90,9 @@ public final class MultipartBodyReader {
             fail(error)
             throw error
         } catch {
-            let wrapped = CourierError(.streamReadFailed, "reading the multipart body failed: \(error)",
-                                       underlyingError: error)
+            let wrapped = CourierError(
+                .streamReadFailed, "reading the multipart body failed: \(error)",
+                underlyingError: error)
             fail(wrapped)
             throw wrapped
         }
@@ -160,8 +161,9 @@ public final class MultipartBodyReader {
     private func openStream(_ part: MultipartStreamPart) throws -> InputStream {
         if let stream { return stream }
         guard case .inputStream(let input) = try part.open() else {
-            throw CourierError(.asyncPartNeedsAsyncRead, "multipart part \(part.label) is an AsyncSequence",
-                               offendingInput: part.label)
+            throw CourierError(
+                .asyncPartNeedsAsyncRead, "multipart part \(part.label) is an AsyncSequence",
+                offendingInput: part.label)
         }
         if input.streamStatus == .notOpen { input.open() }
         stream = input

@@ -78,8 +78,9 @@ extension MultipartFormData {
         length: Int64, name: String, fileName: String? = nil, mimeType: String? = nil,
         makeStream: @escaping @Sendable () throws -> InputStream
     ) throws {
-        try appendStream(length: length, name: name, fileName: fileName, mimeType: mimeType,
-                         source: .makeInputStream(makeStream))
+        try appendStream(
+            length: length, name: name, fileName: fileName, mimeType: mimeType,
+            source: .makeInputStream(makeStream))
     }
 
     /// Appends a one-shot input stream of `length` bytes. The form is then not replayable:
@@ -88,8 +89,9 @@ extension MultipartFormData {
     public mutating func append(
         _ stream: InputStream, length: Int64, name: String, fileName: String? = nil, mimeType: String? = nil
     ) throws {
-        try appendStream(length: length, name: name, fileName: fileName, mimeType: mimeType,
-                         source: .inputStream(stream))
+        try appendStream(
+            length: length, name: name, fileName: fileName, mimeType: mimeType,
+            source: .inputStream(stream))
     }
 
     /// Appends a replayable asynchronous sequence of `length` bytes, made fresh for every read.
@@ -100,8 +102,9 @@ extension MultipartFormData {
         length: Int64, name: String, fileName: String? = nil, mimeType: String? = nil,
         makeSequence: @escaping @Sendable () -> Chunks
     ) throws where Chunks.Element == ByteBuffer {
-        try appendStream(length: length, name: name, fileName: fileName, mimeType: mimeType,
-                         source: .makeChunks({ BodyChunks(makeSequence()) }))
+        try appendStream(
+            length: length, name: name, fileName: fileName, mimeType: mimeType,
+            source: .makeChunks({ BodyChunks(makeSequence()) }))
     }
 
     /// Appends a one-shot asynchronous sequence of `length` bytes; see
@@ -110,8 +113,9 @@ extension MultipartFormData {
     public mutating func append<Chunks: AsyncSequence & Sendable>(
         _ sequence: Chunks, length: Int64, name: String, fileName: String? = nil, mimeType: String? = nil
     ) throws where Chunks.Element == ByteBuffer {
-        try appendStream(length: length, name: name, fileName: fileName, mimeType: mimeType,
-                         source: .chunks(BodyChunks(sequence)))
+        try appendStream(
+            length: length, name: name, fileName: fileName, mimeType: mimeType,
+            source: .chunks(BodyChunks(sequence)))
     }
 
     // MARK: Raw headers
@@ -191,7 +195,9 @@ extension MultipartFormData {
         let start = storage.writerIndex
         if partCount == 0 {
             // The first part opens with `--B\r\n`: the delimiter without its leading CR LF.
-            _ = delimiter.withUnsafeReadableBytes { storage.writeBytes(UnsafeRawBufferPointer(rebasing: $0.dropFirst(2))) }
+            _ = delimiter.withUnsafeReadableBytes {
+                storage.writeBytes(UnsafeRawBufferPointer(rebasing: $0.dropFirst(2)))
+            }
         } else {
             storage.writeImmutableBuffer(delimiter)
         }

@@ -23,7 +23,8 @@ extension MultipartFormData {
         guard filled == length, try reader.read(into: UnsafeMutableRawBufferPointer(start: nil, count: 0)) == 0,
             reader.isAtEnd
         else {
-            throw CourierError(.bodyLengthMismatch, "the multipart body held \(filled) bytes, not the \(length) declared")
+            throw CourierError(
+                .bodyLengthMismatch, "the multipart body held \(filled) bytes, not the \(length) declared")
         }
         return data
     }
@@ -45,8 +46,9 @@ extension MultipartFormData {
         guard descriptor >= 0 else {
             let code = errno
             if code == EEXIST {
-                throw CourierError(.outputFileExists, "\(path) already exists; the form is not written over it",
-                                   offendingInput: path)
+                throw CourierError(
+                    .outputFileExists, "\(path) already exists; the form is not written over it",
+                    offendingInput: path)
             }
             throw CourierError(
                 .fileWriteFailed, "cannot create \(path): \(String(cString: strerror(code)))", offendingInput: path,

@@ -96,13 +96,15 @@ final class MultipartStreamPart: @unchecked Sendable {
 
     func longError() -> CourierError {
         CourierError(
-            .bodyLengthMismatch, "the stream for multipart part \(label) yielded more than its \(length) declared bytes",
+            .bodyLengthMismatch,
+            "the stream for multipart part \(label) yielded more than its \(length) declared bytes",
             offendingInput: label)
     }
 
     func readFailedError() -> CourierError {
         // InputStream.streamError is deliberately not consulted: on Linux, Foundation's getter traps.
-        CourierError(.streamReadFailed, "the input stream for multipart part \(label) failed while reading",
-                     offendingInput: label)
+        CourierError(
+            .streamReadFailed, "the input stream for multipart part \(label) failed while reading",
+            offendingInput: label)
     }
 }

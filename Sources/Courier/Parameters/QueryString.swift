@@ -124,8 +124,9 @@ enum ParameterWalker {
             let firstSlot = slots.count
             OrdinalOrder.appendSorted(dictionary, to: &slots)
             stack.append(
-                Frame(dictionary: dictionary, values: [], firstSlot: firstSlot, count: dictionary.count,
-                      keyLength: keyLength, kind: kind))
+                Frame(
+                    dictionary: dictionary, values: [], firstSlot: firstSlot, count: dictionary.count,
+                    keyLength: keyLength, kind: kind))
         }
 
         push(parameters, kind: .root, keyLength: 0)
@@ -163,14 +164,16 @@ enum ParameterWalker {
             case .array(let array):
                 if !array.isEmpty {
                     stack.append(
-                        Frame(dictionary: [:], values: array, firstSlot: 0, count: array.count,
-                              keyLength: key.count, kind: .array))
+                        Frame(
+                            dictionary: [:], values: array, firstSlot: 0, count: array.count,
+                            keyLength: key.count, kind: .array))
                 }
             case .set(let set):
                 if !set.isEmpty {
                     stack.append(
-                        Frame(dictionary: [:], values: sortedMembers(set), firstSlot: 0, count: set.count,
-                              keyLength: key.count, kind: .set))
+                        Frame(
+                            dictionary: [:], values: sortedMembers(set), firstSlot: 0, count: set.count,
+                            keyLength: key.count, kind: .set))
                 }
             default:
                 visitor.visit(key: key, value: value)

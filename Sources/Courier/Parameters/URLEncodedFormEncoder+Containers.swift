@@ -99,7 +99,8 @@ final class FormValueEncoder: Encoder {
 
     /// Writes `value` into `target`: leaves directly, dates and data by the options, everything
     /// else through its own `encode(to:)`.
-    func encodeValue<Value: Encodable>(_ value: Value, into target: FormBox, codingPath: [any CodingKey]? = nil) throws {
+    func encodeValue<Value: Encodable>(_ value: Value, into target: FormBox, codingPath: [any CodingKey]? = nil) throws
+    {
         switch value {
         case let text as String:
             target.value = .string(text)
@@ -209,7 +210,8 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        FormValueEncoder(box: box.child(forKey: key.stringValue), options: encoder.options, codingPath: codingPath + [key])
+        FormValueEncoder(
+            box: box.child(forKey: key.stringValue), options: encoder.options, codingPath: codingPath + [key])
     }
 }
 
@@ -249,11 +251,14 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt32) throws { try write(value) }
     mutating func encode(_ value: UInt64) throws { try write(value) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let key = FormCodingKey(intValue: count)
         let child = box.appendChild()
         child.value = .object([])
-        return KeyedEncodingContainer(FormKeyedContainer<NestedKey>(encoder: encoder, box: child, codingPath: codingPath + [key]))
+        return KeyedEncodingContainer(
+            FormKeyedContainer<NestedKey>(encoder: encoder, box: child, codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -265,7 +265,8 @@ public struct URLEncodedFormEncoder: Sendable {
                 "a form needs a keyed value (a struct or dictionary) at the top level, not \(root.summary)",
                 offendingInput: root.summary)
         }
-        return serialize(entries, escaper: FormEscaper(allowedCharacters: allowedCharacters, spaceEncoding: spaceEncoding))
+        return serialize(
+            entries, escaper: FormEscaper(allowedCharacters: allowedCharacters, spaceEncoding: spaceEncoding))
     }
 
     /// The form text of `value` as UTF-8 bytes, for a request body.
@@ -286,13 +287,15 @@ public struct URLEncodedFormEncoder: Sendable {
         case .unset: return ""
         case .string(let text): return escaper.pair(key: keyEncoding.encode(key), value: text)
         case .array(let elements):
-            return join(elements.enumerated().map { index, element in
-                serialize(element, forKey: arrayEncoding.encode(key, atIndex: index), escaper: escaper)
-            })
+            return join(
+                elements.enumerated().map { index, element in
+                    serialize(element, forKey: arrayEncoding.encode(key, atIndex: index), escaper: escaper)
+                })
         case .object(let entries):
-            return join(entries.map { entry in
-                serialize(entry.box, forKey: key + keyPathEncoding.encodeKeyPath(entry.key), escaper: escaper)
-            })
+            return join(
+                entries.map { entry in
+                    serialize(entry.box, forKey: key + keyPathEncoding.encodeKeyPath(entry.key), escaper: escaper)
+                })
         }
     }
 

@@ -25,7 +25,8 @@ enum DefaultHeaders {
         return components.isEmpty ? nil : components.joined(separator: ", ")
     }
 
-    static func userAgent(executable: String, version: String, operatingSystem: String, systemVersion: String) -> String {
+    static func userAgent(executable: String, version: String, operatingSystem: String, systemVersion: String) -> String
+    {
         asciiOnly("\(executable)/\(version) (\(operatingSystem) \(systemVersion))")
     }
 
@@ -42,19 +43,19 @@ enum DefaultHeaders {
 
     static var operatingSystemName: String {
         #if os(Linux)
-        return "Linux"
+            return "Linux"
         #elseif os(macOS)
-        return "macOS"
+            return "macOS"
         #elseif os(iOS)
-        return "iOS"
+            return "iOS"
         #elseif os(tvOS)
-        return "tvOS"
+            return "tvOS"
         #elseif os(watchOS)
-        return "watchOS"
+            return "watchOS"
         #elseif os(Windows)
-        return "Windows"
+            return "Windows"
         #else
-        return "Unknown"
+            return "Unknown"
         #endif
     }
 

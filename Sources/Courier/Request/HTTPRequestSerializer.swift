@@ -80,7 +80,9 @@ public struct HTTPRequestSerializer: RequestSerializer {
     }
 
     /// Uses `serialize` for query strings; its error reaches the caller unchanged.
-    public mutating func setQueryStringSerialization(_ serialize: @escaping @Sendable (Request, Parameters) throws -> String) {
+    public mutating func setQueryStringSerialization(
+        _ serialize: @escaping @Sendable (Request, Parameters) throws -> String
+    ) {
         queryStringStyle = .custom(serialize)
     }
 
@@ -122,7 +124,8 @@ public struct HTTPRequestSerializer: RequestSerializer {
         }
         let (url, credentials) = Self.splittingCredentials(from: parsed)
         var request = Request(
-            method: method, url: url, timeoutInterval: timeoutInterval, httpShouldHandleCookies: httpShouldHandleCookies)
+            method: method, url: url, timeoutInterval: timeoutInterval, httpShouldHandleCookies: httpShouldHandleCookies
+        )
         try applyDefaultHeaders(to: &request)
         if let credentials, request.headerFields[.authorization] == nil {
             let encoded = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
@@ -200,7 +203,8 @@ public struct HTTPRequestSerializer: RequestSerializer {
         text += fragment
         guard let result = URL(string: text) else {
             throw CourierError(
-                .invalidURL, "adding the query \"\(query)\" to \(url.absoluteString) gives \"\(text)\", which is not a valid URL",
+                .invalidURL,
+                "adding the query \"\(query)\" to \(url.absoluteString) gives \"\(text)\", which is not a valid URL",
                 offendingInput: text)
         }
         return result

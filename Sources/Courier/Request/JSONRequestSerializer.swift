@@ -38,7 +38,8 @@ public struct JSONRequestSerializer: HTTPBasedRequestSerializer {
     ///   infinity, data or a set, which JSON cannot hold; `.invalidHeader` for a bad default
     ///   header; the custom query closure's error for URI methods.
     public func serialize(_ request: Request, parameters: Parameters?) throws -> Request {
-        try httpSerializer.serialize(request, parameters: parameters, bodyContentType: "application/json") { parameters in
+        try httpSerializer.serialize(request, parameters: parameters, bodyContentType: "application/json") {
+            parameters in
             try Self.data(for: parameters, options: writingOptions)
         }
     }

@@ -32,7 +32,8 @@ public struct PropertyListRequestSerializer: HTTPBasedRequestSerializer {
     ///   set, which property lists cannot hold; `.invalidHeader` for a bad default header; the
     ///   custom query closure's error for URI methods.
     public func serialize(_ request: Request, parameters: Parameters?) throws -> Request {
-        try httpSerializer.serialize(request, parameters: parameters, bodyContentType: "application/x-plist") { parameters in
+        try httpSerializer.serialize(request, parameters: parameters, bodyContentType: "application/x-plist") {
+            parameters in
             try Self.data(for: parameters, format: format)
         }
     }

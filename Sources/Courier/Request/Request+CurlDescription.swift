@@ -71,7 +71,9 @@ enum CurlDescription {
     static func printf<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var format = ""
         for byte in bytes {
-            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "%"), byte != UInt8(ascii: "'") {
+            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "%"),
+                byte != UInt8(ascii: "'")
+            {
                 format.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 let octal = String(byte, radix: 8)
@@ -279,7 +281,9 @@ struct CurlFormPart {
         guard let start = value.range(of: "; \(key)=\"") else { return nil }
         let rest = value[start.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end]).replacingOccurrences(of: "%22", with: "\"").replacingOccurrences(of: "%0D", with: "\r")
-            .replacingOccurrences(of: "%0A", with: "\n")
+        return String(rest[..<end]).replacingOccurrences(of: "%22", with: "\"").replacingOccurrences(
+            of: "%0D", with: "\r"
+        )
+        .replacingOccurrences(of: "%0A", with: "\n")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension Request {
@@ -22,7 +22,8 @@ extension Request {
         }
         if urlRequest.httpBodyStream != nil {
             throw CourierError(
-                .unsupportedBody, "a URLRequest with an httpBodyStream cannot be converted: the stream cannot be replayed",
+                .unsupportedBody,
+                "a URLRequest with an httpBodyStream cannot be converted: the stream cannot be replayed",
                 offendingInput: url.absoluteString)
         }
         self.init(

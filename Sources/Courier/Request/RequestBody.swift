@@ -42,7 +42,8 @@ public struct RequestBody: Sendable {
         let available = info.size - offset
         guard offset >= 0, offset <= info.size, available >= (length ?? 0), (length ?? 0) >= 0 else {
             throw CourierError(
-                .invalidFile, "the range \(offset)+\(length ?? available) lies outside \(url.path) (\(info.size) bytes)",
+                .invalidFile,
+                "the range \(offset)+\(length ?? available) lies outside \(url.path) (\(info.size) bytes)",
                 offendingInput: url.path)
         }
         return RequestBody(storage: .file(path: info.path, offset: offset, length: length ?? available))

@@ -60,7 +60,9 @@ public struct CompoundResponseSerializer<Value: Sendable>: ResponseSerializer {
             .serialize(request: request, response: response, data: data)
     }
 
-    private func firstAccepting(request: Request, response: ResponseHead, data: Data) throws -> AnyResponseSerializer<Value> {
+    private func firstAccepting(request: Request, response: ResponseHead, data: Data) throws -> AnyResponseSerializer<
+        Value
+    > {
         var firstError: (any Error)?
         for serializer in serializers {
             do {
@@ -70,9 +72,10 @@ public struct CompoundResponseSerializer<Value: Sendable>: ResponseSerializer {
                 if firstError == nil { firstError = error }
             }
         }
-        throw firstError ?? CourierError.response(
-            .unacceptableContentType, "No serializer to decode the response from \(response.url.absoluteString)",
-            response: response, data: data
-        )
+        throw firstError
+            ?? CourierError.response(
+                .unacceptableContentType, "No serializer to decode the response from \(response.url.absoluteString)",
+                response: response, data: data
+            )
     }
 }

@@ -15,7 +15,7 @@ public struct Empty: Codable, Sendable, Hashable, EmptyResponse {
 
 extension Optional: EmptyResponse {
     /// `nil`: a missing body decodes to no value.
-    public static func emptyValue() -> Optional<Wrapped> { nil }
+    public static func emptyValue() -> Wrapped? { nil }
 }
 
 /// Validates a response and decodes its JSON body into `Value` with a configurable `JSONDecoder`
@@ -81,7 +81,8 @@ public struct DecodableResponseSerializer<Value: Decodable & Sendable>: Validati
             case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
                 context
             case .keyNotFound(let key, let context):
-                DecodingError.Context(codingPath: context.codingPath + [key], debugDescription: context.debugDescription)
+                DecodingError.Context(
+                    codingPath: context.codingPath + [key], debugDescription: context.debugDescription)
             @unknown default:
                 nil
             }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Validates a response and parses its body as XML into a ``ParsedXMLElement`` tree
@@ -89,9 +90,9 @@ private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         stack[stack.count - 1].text += string
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
         guard !stack.isEmpty else { return }
-        stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
+        stack[stack.count - 1].text += String(decoding: block, as: UTF8.self)
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {

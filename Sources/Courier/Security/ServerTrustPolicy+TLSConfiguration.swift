@@ -32,7 +32,8 @@ extension ServerTrustPolicy {
         case .certificate, .publicKey:
             guard !pinnedCertificates.isEmpty else {
                 throw CourierError(
-                    .invalidTrustPolicy, "Pinning mode \(pinningMode) needs at least one pinned certificate, and none was given"
+                    .invalidTrustPolicy,
+                    "Pinning mode \(pinningMode) needs at least one pinned certificate, and none was given"
                 )
             }
             // Pinned certificates replace every other anchor; allowInvalidCertificates does not

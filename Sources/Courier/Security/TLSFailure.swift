@@ -25,10 +25,12 @@ extension CourierError {
                     offendingInput: host, underlyingError: error)
             }
             return CourierError(
-                .tlsHandshakeFailed, "The TLS handshake with \(host) failed", offendingInput: host, underlyingError: error)
+                .tlsHandshakeFailed, "The TLS handshake with \(host) failed", offendingInput: host,
+                underlyingError: error)
         case .noCertificateToValidate, .unableToValidateCertificate:
             return CourierError(
-                .serverTrustFailed, "The certificate of \(host) could not be validated: \(sslError)", offendingInput: host,
+                .serverTrustFailed, "The certificate of \(host) could not be validated: \(sslError)",
+                offendingInput: host,
                 underlyingError: error)
         case .uncleanShutdown:
             return CourierError(
@@ -36,7 +38,8 @@ extension CourierError {
                 underlyingError: error)
         default:
             return CourierError(
-                .tlsHandshakeFailed, "TLS with \(host) failed: \(sslError)", offendingInput: host, underlyingError: error)
+                .tlsHandshakeFailed, "TLS with \(host) failed: \(sslError)", offendingInput: host,
+                underlyingError: error)
         }
     }
 }

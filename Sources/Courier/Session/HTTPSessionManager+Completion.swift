@@ -14,7 +14,9 @@ extension HTTPSessionManager {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
         downloadProgress: ProgressHandler? = nil, completion: @escaping Completion
     ) -> SessionTask? {
-        start(.get, path, parameters: parameters, headers: headers, downloadProgress: downloadProgress, completion: completion)
+        start(
+            .get, path, parameters: parameters, headers: headers, downloadProgress: downloadProgress,
+            completion: completion)
     }
 
     /// `HEAD path`.
@@ -121,7 +123,9 @@ extension HTTPSessionManager {
             let outcome = await task.outcome()
             completion(
                 outcome.flatMap { response in
-                    Result { try Self.serialize(response, with: serializer) }.mapError { Self.asCourierError($0, path: path) }
+                    Result { try Self.serialize(response, with: serializer) }.mapError {
+                        Self.asCourierError($0, path: path)
+                    }
                 })
         }
         task.resume()
@@ -130,6 +134,8 @@ extension HTTPSessionManager {
 
     static func asCourierError(_ error: any Error, path: String) -> CourierError {
         if let error = error as? CourierError { return error }
-        return CourierError(.transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path, underlyingError: error)
+        return CourierError(
+            .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path,
+            underlyingError: error)
     }
 }

@@ -89,7 +89,8 @@ public final class HTTPSessionManager: Sendable {
         }
         guard let resolved, resolved.scheme != nil, resolved.host != nil else {
             let base = baseURL.map { " against \($0.absoluteString)" } ?? " (there is no base URL)"
-            throw CourierError(.invalidURL, "\"\(path)\" does not resolve to an absolute URL\(base)", offendingInput: path)
+            throw CourierError(
+                .invalidURL, "\"\(path)\" does not resolve to an absolute URL\(base)", offendingInput: path)
         }
         return resolved
     }
@@ -215,10 +216,12 @@ public final class HTTPSessionManager: Sendable {
 
     /// A finished exchange run through `serializer`: the one place a ``SessionResponse`` becomes a ``DataResponse``
     /// outside ``SessionManager/data(for:serializer:uploadProgress:downloadProgress:)``.
-    static func serialize<Serializer: ResponseSerializer>(_ response: SessionResponse, with serializer: Serializer) throws
+    static func serialize<Serializer: ResponseSerializer>(_ response: SessionResponse, with serializer: Serializer)
+        throws
         -> DataResponse<Serializer.SerializedObject>
     {
-        let value = try serializer.serialize(request: response.request, response: response.response, data: response.data)
+        let value = try serializer.serialize(
+            request: response.request, response: response.response, data: response.data)
         return DataResponse(request: response.request, response: response.response, data: response.data, value: value)
     }
 }

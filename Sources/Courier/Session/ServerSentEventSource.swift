@@ -5,7 +5,9 @@ extension SessionManager {
     /// Server-sent events from `request` as a browser's `EventSource` receives them (WHATWG HTML
     /// §9.2.3): a sequence that reconnects when the connection drops or the body ends, waits the
     /// reconnection time, and sends `Last-Event-ID`; see ``ServerSentEventSource``.
-    public func eventSource(for request: Request, options: ServerSentEventSource.Options = .init()) -> ServerSentEventSource {
+    public func eventSource(for request: Request, options: ServerSentEventSource.Options = .init())
+        -> ServerSentEventSource
+    {
         ServerSentEventSource(manager: self, request: request, options: options)
     }
 }
@@ -144,8 +146,10 @@ public struct ServerSentEventSource: AsyncSequence, Sendable {
                 finished = true
                 throw error
             }
-            current = response.serverSentEvents(lastEventID: lastEventID, maximumEventLength: options.maximumEventLength)
-                .makeAsyncIterator()
+            current = response.serverSentEvents(
+                lastEventID: lastEventID, maximumEventLength: options.maximumEventLength
+            )
+            .makeAsyncIterator()
         }
 
         /// Returns for a broken connection or a timeout (the caller reconnects); throws anything

@@ -178,7 +178,8 @@ public final class SessionManager: Sendable {
     ) async throws -> DataResponse<Serializer.SerializedObject> {
         let response = try await data(
             for: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        let value = try serializer.serialize(request: response.request, response: response.response, data: response.data)
+        let value = try serializer.serialize(
+            request: response.request, response: response.response, data: response.data)
         return DataResponse(request: response.request, response: response.response, data: response.data, value: value)
     }
 

@@ -81,7 +81,7 @@ extension AsyncHTTPClientTransport {
                     delegate.noteCancelledByCourier()
                     task.cancel()
                 })
-            } catch where mayResend {
+            } catch  where mayResend {
                 guard let unanswered = UnansweredExchange(error, cancelledByCourier: wasCancelledByCourier(delegate)),
                     unanswered.allowsResend(of: request.method), budget.spend(on: unanswered)
                 else {

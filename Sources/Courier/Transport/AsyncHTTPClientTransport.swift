@@ -72,7 +72,8 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// Every distinct client this transport owns, for shutting them down.
     var ownedClients: [HTTPClient] {
-        bodyDelegateClient === delegateClient ? [client, delegateClient] : [client, delegateClient, bodyDelegateClient]
+        bodyDelegateClient === delegateClient
+            ? [client, delegateClient] : [client, delegateClient, bodyDelegateClient]
     }
 
     deinit {
@@ -94,7 +95,8 @@ public final class AsyncHTTPClientTransport: Transport {
         guard !isShared else {
             throw CourierError(
                 .shutdownUnsupported,
-                "AsyncHTTPClientTransport.shared serves the whole process and is never shut down; make a transport of your own to control its lifetime")
+                "AsyncHTTPClientTransport.shared serves the whole process and is never shut down; make a transport of your own to control its lifetime"
+            )
         }
         shutDown.withLockedValue { $0 = true }
         var failure: (any Error)?
@@ -340,7 +342,8 @@ public final class AsyncHTTPClientTransport: Transport {
             switch error {
             case HTTPClientError.cancelled, HTTPClientError.requestStreamCancelled:
                 return CourierError(
-                    .cancelled, "the request to \(target) was cancelled", offendingInput: target, underlyingError: error)
+                    .cancelled, "the request to \(target) was cancelled", offendingInput: target, underlyingError: error
+                )
             case HTTPClientError.connectTimeout, HTTPClientError.readTimeout, HTTPClientError.writeTimeout,
                 HTTPClientError.deadlineExceeded, HTTPClientError.tlsHandshakeTimeout,
                 HTTPClientError.httpProxyHandshakeTimeout, HTTPClientError.socksHandshakeTimeout,

@@ -20,8 +20,9 @@ struct RequestDeadline: Sendable, Equatable {
 
     /// The request's own deadline, else `defaultSeconds` (the transport's); nil for neither.
     init?(for request: Request, defaultSeconds: Double?, now: NIODeadline = .now()) {
-        guard let deadline = RequestDeadline(seconds: request.timeoutInterval, now: now)
-            ?? RequestDeadline(seconds: defaultSeconds, now: now)
+        guard
+            let deadline = RequestDeadline(seconds: request.timeoutInterval, now: now)
+                ?? RequestDeadline(seconds: defaultSeconds, now: now)
         else { return nil }
         self = deadline
     }

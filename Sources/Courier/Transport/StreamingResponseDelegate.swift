@@ -79,7 +79,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// - Throws: the error that ended the request before the head arrived.
     func head(onCancel: @escaping @Sendable () -> Void) async throws -> HTTPResponseHead {
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTPResponseHead, any Error>) in
+            try await withUnsafeThrowingContinuation {
+                (continuation: UnsafeContinuation<HTTPResponseHead, any Error>) in
                 let ready: Result<HTTPResponseHead, any Error>? = state.withLockedValue { state in
                     if let head = state.head { return .success(head) }
                     if let failure = state.failure { return .failure(failure) }
@@ -127,7 +128,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ByteBuffer?, any Error>) in
                 // The state may have moved since the check above; look again under the lock.
-                let (ready, resumed): (Result<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) = state.withLockedValue {
+                let (ready, resumed): (Result<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) = state.withLockedValue
+                {
                     state in
                     if let chunk = state.chunks.popFirst() {
                         state.bufferedBytes -= chunk.readableBytes
@@ -283,7 +285,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         let (headWaiter, bodyWaiter, paused, idleTimer) = state.withLockedValue { state in
             if state.isFinished || state.failure != nil {
                 return (
-                    UnsafeContinuation<HTTPResponseHead, any Error>?.none, UnsafeContinuation<ByteBuffer?, any Error>?.none,
+                    UnsafeContinuation<HTTPResponseHead, any Error>?.none,
+                    UnsafeContinuation<ByteBuffer?, any Error>?.none,
                     EventLoopPromise<Void>?.none, NIOScheduledCallback?.none
                 )
             }

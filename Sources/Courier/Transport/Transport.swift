@@ -41,7 +41,9 @@ extension Transport {
         -> TransportResponse
     {
         try await send(
-            request, context: ExchangeContext(for: request, defaultTimeout: capabilities.defaultTimeout, uploadProgress: uploadProgress))
+            request,
+            context: ExchangeContext(
+                for: request, defaultTimeout: capabilities.defaultTimeout, uploadProgress: uploadProgress))
     }
 }
 

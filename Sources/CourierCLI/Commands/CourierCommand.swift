@@ -57,8 +57,10 @@ struct CourierCommand: AsyncParsableCommand {
     /// The message on one line, with any password in a quoted URL redacted: errors end up in
     /// CI logs, and a URL the user typed may carry credentials.
     private static func oneLine(_ text: String) -> String {
-        HeaderRedaction.redactingURLPasswords(in: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.joined(separator: " ")
+        HeaderRedaction.redactingURLPasswords(in: text).split(whereSeparator: \.isNewline).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        .filter { !$0.isEmpty }.joined(separator: " ")
     }
 }
 

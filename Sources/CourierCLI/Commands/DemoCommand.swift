@@ -25,7 +25,8 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let showProgress = try ProgressOption.parse(progress).enabled(stderrIsTerminal: Terminal.current().stderrIsTerminal)
+        let showProgress = try ProgressOption.parse(progress).enabled(
+            stderrIsTerminal: Terminal.current().stderrIsTerminal)
         let server: TestServer
         do {
             server = try await TestServer.start(host: "127.0.0.1", port: 0)
@@ -47,6 +48,7 @@ struct DemoCommand: AsyncParsableCommand {
         await session.shutdown()
         try? await server.shutdown()
         try StandardStreams.writeOut(
-            "\nAll \(DemoTour.stepCount) steps passed in \(String(format: "%.1f", Date().timeIntervalSince(started))) s.\n")
+            "\nAll \(DemoTour.stepCount) steps passed in \(String(format: "%.1f", Date().timeIntervalSince(started))) s.\n"
+        )
     }
 }

@@ -32,7 +32,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("j"), .long], help: "Serialize data items as a JSON object (the default).")
     var json = false
 
-    @Flag(name: [.customShort("f"), .long], help: "Serialize data items as a form; multipart when a file field is present.")
+    @Flag(
+        name: [.customShort("f"), .long],
+        help: "Serialize data items as a form; multipart when a file field is present.")
     var form = false
 
     @Flag(name: .long, help: "Always send multipart/form-data.")
@@ -86,13 +88,19 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the equivalent curl command line instead of sending the request.")
     var curl = false
 
-    @Option(name: .long, help: "Keep headers, auth and cookies between runs in the session NAME (per host) or the file PATH (httpie's format).")
+    @Option(
+        name: .long,
+        help:
+            "Keep headers, auth and cookies between runs in the session NAME (per host) or the file PATH (httpie's format)."
+    )
     var session: String?
 
     @Option(name: .customLong("session-read-only"), help: "Use a session as --session does, without updating it.")
     var sessionReadOnly: String?
 
-    @Option(name: [.customShort("p"), .customLong("print")], help: "What to print: H request headers, B request body, h response headers, b response body.")
+    @Option(
+        name: [.customShort("p"), .customLong("print")],
+        help: "What to print: H request headers, B request body, h response headers, b response body.")
     var printSpec: String?
 
     @Flag(name: [.customShort("v"), .long], help: "Print the whole exchange (--print=HBhb).")
@@ -128,7 +136,9 @@ struct RequestCommand: AsyncParsableCommand {
         if resume && output == nil { throw ValidationError("--continue needs --output") }
         if http1 && http2 { throw ValidationError("use only one of --http1.1 and --http2") }
         if certKey != nil && cert == nil { throw ValidationError("--cert-key needs --cert") }
-        if session != nil && sessionReadOnly != nil { throw ValidationError("use only one of --session and --session-read-only") }
+        if session != nil && sessionReadOnly != nil {
+            throw ValidationError("use only one of --session and --session-read-only")
+        }
         if auth != nil, auth?.contains(":") == false {
             throw ValidationError("--auth \"\(auth ?? "")\": expected user:password")
         }
@@ -159,13 +169,14 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if let sessionState {
             let commandHasAuth =
-                credentials != nil || plan.url.user != nil || itemHeaders.contains { $0.name.lowercased() == "authorization" }
+                credentials != nil || plan.url.user != nil
+                || itemHeaders.contains { $0.name.lowercased() == "authorization" }
             let sessionAuth = sessionState.auth(commandHasAuth: commandHasAuth)
             if let basic = sessionAuth.basic { credentials = basic }
             plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
         }
         var request = try RequestAssembler(auth: credentials, timeout: timeout).request(for: plan)
-        if (curl || offline), let jar = sessionState?.jar, request.value(forHTTPHeaderField: "Cookie") == nil,
+        if curl || offline, let jar = sessionState?.jar, request.value(forHTTPHeaderField: "Cookie") == nil,
             let cookies = jar.cookieHeaderValue(for: request.url)
         {
             // Sent by the session's cookie storage when online; shown here as it would go out.
@@ -207,7 +218,8 @@ struct RequestCommand: AsyncParsableCommand {
             try StandardStreams.writeOut(MessagePrinter.streamedNote + "\n")
         } else if options.requestBody, !request.body.isEmpty {
             do {
-                try await printer.writeBody(request.body.makeChunks(), contentType: request.value(forHTTPHeaderField: "Content-Type"))
+                try await printer.writeBody(
+                    request.body.makeChunks(), contentType: request.value(forHTTPHeaderField: "Content-Type"))
             } catch let error as CourierError {
                 throw CLIError.failure(error.message)
             }

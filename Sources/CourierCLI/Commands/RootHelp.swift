@@ -31,7 +31,8 @@ enum RootHelp {
         var lines = ["", "SUBCOMMANDS:"]
         for command in [ServeCommand.self, DemoCommand.self] as [any ParsableCommand.Type] {
             let name = command.configuration.commandName ?? ""
-            lines.append("  " + name.padding(toLength: 24, withPad: " ", startingAt: 0) + command.configuration.abstract)
+            lines.append(
+                "  " + name.padding(toLength: 24, withPad: " ", startingAt: 0) + command.configuration.abstract)
         }
         lines.append("")
         lines.append("  See 'courier help <subcommand>' for detailed help.")

@@ -92,7 +92,9 @@ enum DemoData {
     /// The sha256 (hex) of a file, read a mebibyte at a time.
     /// - Throws: ``CLIError`` when it cannot be read.
     static func digest(of url: URL) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CLIError.failure("cannot read \(url.path)") }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw CLIError.failure("cannot read \(url.path)")
+        }
         defer { try? handle.close() }
         var hasher = SHA256()
         while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }

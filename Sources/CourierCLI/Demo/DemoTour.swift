@@ -36,29 +36,36 @@ struct DemoTour: Sendable {
         say("   → GET \(MessagePrinter.target(of: request.url))")
         let answer = try await send(request)
         say("   ← \(answer.status), the server saw args \(answer.field("args"))")
-        try check(answer.field("args") == #"{"filter[limit]": "10", "filter[tags][]": ["swift", "nio"], "q": "courier"}"#, "query arguments")
+        try check(
+            answer.field("args") == #"{"filter[limit]": "10", "filter[tags][]": ["swift", "nio"], "q": "courier"}"#,
+            "query arguments")
     }
 
     private func formPost() async throws {
         say("2. Form POST")
         let parameters: Parameters = ["name": "Courier", "tags": ["http", "swift"], "stable": true]
-        let request = try HTTPRequestSerializer().request(method: .post, urlString: url("/post"), parameters: parameters)
+        let request = try HTTPRequestSerializer().request(
+            method: .post, urlString: url("/post"), parameters: parameters)
         say("   → POST /post  \(String(decoding: request.body.bufferedBytes?.readableBytesView ?? [], as: UTF8.self))")
         let answer = try await send(request)
         say("   ← \(answer.status), the server saw form \(answer.field("form"))")
-        try check(answer.field("form") == #"{"name": "Courier", "stable": "1", "tags[]": ["http", "swift"]}"#, "form fields")
+        try check(
+            answer.field("form") == #"{"name": "Courier", "stable": "1", "tags[]": ["http", "swift"]}"#, "form fields")
     }
 
     private func jsonPost() async throws {
         say("3. JSON POST")
-        let parameters: Parameters = ["name": "Courier", "version": 1, "layers": ["serializer", "multipart", "session"]]
+        let parameters: Parameters = [
+            "name": "Courier", "version": 1, "layers": ["serializer", "multipart", "session"],
+        ]
         let request = try JSONRequestSerializer(writingOptions: [.sortedKeys]).request(
             method: .post, urlString: url("/post"), parameters: parameters)
         say("   → POST /post  \(String(decoding: request.body.bufferedBytes?.readableBytesView ?? [], as: UTF8.self))")
         let answer = try await send(request)
         say("   ← \(answer.status), the server saw json \(answer.field("json"))")
         try check(
-            answer.field("json") == #"{"layers": ["serializer", "multipart", "session"], "name": "Courier", "version": 1}"#,
+            answer.field("json")
+                == #"{"layers": ["serializer", "multipart", "session"], "name": "Courier", "version": 1}"#,
             "JSON body")
     }
 
@@ -66,7 +73,8 @@ struct DemoTour: Sendable {
 
     private func multipartUpload() async throws {
         say("4. Multipart upload of a generated \(ProgressBar.formatBytes(uploadBytes)) file")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("payload.bin")
@@ -78,22 +86,30 @@ struct DemoTour: Sendable {
         var request = try HTTPRequestSerializer().makeRequest(method: .post, urlString: url("/upload"))
         try request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         request.body = .source(form)
-        say("   → POST /upload  multipart/form-data, Content-Length \(form.contentLength.map(String.init) ?? "unknown")")
+        say(
+            "   → POST /upload  multipart/form-data, Content-Length \(form.contentLength.map(String.init) ?? "unknown")"
+        )
 
         let bar = ProgressReporter(label: "   upload", enabled: showProgress)
         let started = Date()
-        let task = session.uploadTask(withStreamedRequest: request, progress: { progress in
-            bar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
-        })
+        let task = session.uploadTask(
+            withStreamedRequest: request,
+            progress: { progress in
+                bar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
+            })
         task.resume()
         let response = try await task.response()
         let seconds = Date().timeIntervalSince(started)
         bar.finish(completed: uploadBytes, total: uploadBytes)
         let answer = try DemoAnswer(response)
         let serverDigest = answer.field("parts", 1, "sha256")
-        say("   ← \(answer.status), part \"payload\": \(answer.field("parts", 1, "size")) bytes, sha256 \(serverDigest)")
+        say(
+            "   ← \(answer.status), part \"payload\": \(answer.field("parts", 1, "size")) bytes, sha256 \(serverDigest)"
+        )
         try check(serverDigest == localDigest, "the uploaded file's sha256")
-        say("   ✓ sha256 matches the local file (\(ProgressBar.formatBytes(Int64(Double(uploadBytes) / max(seconds, 0.001))))/s)")
+        say(
+            "   ✓ sha256 matches the local file (\(ProgressBar.formatBytes(Int64(Double(uploadBytes) / max(seconds, 0.001))))/s)"
+        )
     }
 
     // MARK: 5: 307 resends the body
@@ -108,7 +124,9 @@ struct DemoTour: Sendable {
         request.body = .data(body)
         say("   → POST /redirect-to?url=/upload&status_code=307  (\(ProgressBar.formatBytes(Int64(body.count))) body)")
         let answer = try await send(request)
-        say("   ← \(answer.status) from \(answer.url.path): \(answer.field("bytes")) bytes, sha256 \(answer.field("sha256"))")
+        say(
+            "   ← \(answer.status) from \(answer.url.path): \(answer.field("bytes")) bytes, sha256 \(answer.field("sha256"))"
+        )
         try check(answer.url.path == "/upload", "the redirect target")
         try check(answer.field("sha256") == digest, "the resent body's sha256")
         say("   ✓ the body arrived intact after the redirect")
@@ -120,8 +138,10 @@ struct DemoTour: Sendable {
         say("6. A download cut halfway, resumed and verified")
         let seed: UInt64 = 7
         let total = downloadBytes
-        let request = try HTTPRequestSerializer().makeRequest(method: .get, urlString: url("/bytes/\(total)?seed=\(seed)"))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
+        let request = try HTTPRequestSerializer().makeRequest(
+            method: .get, urlString: url("/bytes/\(total)?seed=\(seed)"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("download.bin")
@@ -161,16 +181,22 @@ struct DemoTour: Sendable {
         }
         _ = await watcher.value
         bar.finish(completed: resumeData.bytesWritten, total: total)
-        say("   ✂ cut at \(ProgressBar.formatBytes(resumeData.bytesWritten)); resuming with Range: bytes=\(resumeData.bytesWritten)- and If-Range: \(resumeData.entityTag ?? resumeData.lastModified ?? "")")
+        say(
+            "   ✂ cut at \(ProgressBar.formatBytes(resumeData.bytesWritten)); resuming with Range: bytes=\(resumeData.bytesWritten)- and If-Range: \(resumeData.entityTag ?? resumeData.lastModified ?? "")"
+        )
 
         let resumedBar = ProgressReporter(label: "   resume", enabled: showProgress)
         let response = try await session.download(
             resumingWith: resumeData,
-            progress: { progress in resumedBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount) },
+            progress: { progress in
+                resumedBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
+            },
             destination: { _, _ in destination })
         resumedBar.finish(completed: total, total: total)
         let saved = response.fileURL ?? destination
-        say("   ← \(response.response.statusCode) \(response.response.status.reasonPhrase), file has \(DemoData.size(of: saved)) bytes")
+        say(
+            "   ← \(response.response.statusCode) \(response.response.status.reasonPhrase), file has \(DemoData.size(of: saved)) bytes"
+        )
         try check(DemoData.size(of: saved) == total, "the resumed file's size")
         let fileDigest = try DemoData.digest(of: saved)
         let expectedDigest = DemoData.expectedDownloadDigest(count: total, seed: seed)

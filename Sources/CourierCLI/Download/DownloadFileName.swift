@@ -27,7 +27,9 @@ enum DownloadFileName {
     }
 
     /// `name` if no file of that name exists in `directory`, else the first free `name-N`.
-    static func unique(_ name: String, in directory: URL, exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String {
+    static func unique(
+        _ name: String, in directory: URL, exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+    ) -> String {
         if !exists(directory.appendingPathComponent(name).path) { return name }
         let (stem, ext) = split(name)
         var counter = 1

@@ -51,9 +51,11 @@ struct Exchange: Sendable {
         interrupts.removesOnExit(scratch.url)
         defer { scratch.remove() }
         let session = try SessionFactory.make(
-            connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch.url, cookieStorage: cookieStorage)
+            connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch.url,
+            cookieStorage: cookieStorage)
         let transfer = Task {
-            try await perform(request, session: session.manager, scratch: scratch, target: downloading ? downloadTarget : nil)
+            try await perform(
+                request, session: session.manager, scratch: scratch, target: downloading ? downloadTarget : nil)
         }
         interrupts.onInterrupt { _ in
             if downloading { scratch.keepPartialFile() }
@@ -83,7 +85,8 @@ struct Exchange: Sendable {
         }
 
         if output.printsRequest {
-            try await RequestCommand.printRequest(request, printer: printer, options: output, chunked: chunked, sending: true)
+            try await RequestCommand.printRequest(
+                request, printer: printer, options: output, chunked: chunked, sending: true)
             if output.requestBody, !request.body.isEmpty, output.printsResponse { try StandardStreams.writeOut("\n\n") }
         }
 
@@ -99,7 +102,9 @@ struct Exchange: Sendable {
             headState.withLockedValue { $0 = head }
             if downloading {
                 // Headers go to stderr so that stdout stays free, as httpie's download mode does.
-                if output.responseHeaders || output.responseBody { StandardStreams.writeError(printer.responseHead(head)) }
+                if output.responseHeaders || output.responseBody {
+                    StandardStreams.writeError(printer.responseHead(head))
+                }
             } else if output.responseHeaders {
                 try? StandardStreams.writeOut(printer.responseHead(head))
             }
@@ -112,13 +117,16 @@ struct Exchange: Sendable {
         }
         session.hooks = hooks
 
-        let uploadBar = ProgressReporter(label: "upload", enabled: showProgress && (request.body.contentLength ?? .max) >= 1 << 20)
+        let uploadBar = ProgressReporter(
+            label: "upload", enabled: showProgress && (request.body.contentLength ?? .max) >= 1 << 20)
         let downloadBar = ProgressReporter(label: "download", enabled: showProgress && downloading)
         let task = session.dataTask(
             with: request,
             uploadProgress: { progress in
                 uploadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
-                if progress.isFinished { uploadBar.finish(completed: progress.completedUnitCount, total: progress.totalUnitCount) }
+                if progress.isFinished {
+                    uploadBar.finish(completed: progress.completedUnitCount, total: progress.totalUnitCount)
+                }
             },
             downloadProgress: { progress in
                 downloadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
@@ -150,10 +158,14 @@ struct Exchange: Sendable {
             } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
                 StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
             } else if output.responseBody {
-                try await printer.writeBody(try RequestBody.file(receivedFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
+                try await printer.writeBody(
+                    try RequestBody.file(receivedFile).makeChunks(),
+                    contentType: head.value(forHTTPHeaderField: "Content-Type"))
             }
         } else if output.responseBody, !streamsRaw, bodySize > 0 {
-            try await printer.writeBody(try RequestBody.file(receivedFile).makeChunks(), contentType: head.value(forHTTPHeaderField: "Content-Type"))
+            try await printer.writeBody(
+                try RequestBody.file(receivedFile).makeChunks(),
+                contentType: head.value(forHTTPHeaderField: "Content-Type"))
         }
 
         guard checkStatus else { return .success }
@@ -179,7 +191,8 @@ struct Exchange: Sendable {
             let saved = try target.store(kept, head: head, url: url)
             let total = (try? FileManager.default.attributesOfItem(atPath: saved)[.size] as? Int64) ?? size
             return CLIError.failure(
-                "interrupted; \(ProgressBar.formatBytes(total)) kept in \"\(saved)\" (--download --continue --output \"\(saved)\" resumes it)")
+                "interrupted; \(ProgressBar.formatBytes(total)) kept in \"\(saved)\" (--download --continue --output \"\(saved)\" resumes it)"
+            )
         } catch {
             return CLIError.failure("interrupted; the partial download could not be kept: \(error)")
         }

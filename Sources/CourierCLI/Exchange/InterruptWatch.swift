@@ -3,11 +3,11 @@ import Foundation
 import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// SIGINT and SIGTERM while a request runs: the first one runs the exchange's handler (keep

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A private directory for one exchange's temporary files: the session's download file
@@ -26,13 +26,15 @@ struct ScratchDirectory: Sendable {
         for parent in candidates {
             let url = parent.appendingPathComponent(name)
             do {
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: url, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
                 return ScratchDirectory(url: url)
             } catch {
                 lastError = error
             }
         }
-        throw CLIError.failure("cannot create a scratch directory: \(lastError.map { "\($0.localizedDescription)" } ?? "unknown error")")
+        throw CLIError.failure(
+            "cannot create a scratch directory: \(lastError.map { "\($0.localizedDescription)" } ?? "unknown error")")
     }
 
     /// Where the session moves a finished body.

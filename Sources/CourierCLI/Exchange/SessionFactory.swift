@@ -49,7 +49,8 @@ enum SessionFactory {
         if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }
         if let cookieStorage { configuration.cookieStorage = cookieStorage }
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
-        return CLISession(manager: SessionManager(configuration: configuration, transport: transport), transport: transport)
+        return CLISession(
+            manager: SessionManager(configuration: configuration, transport: transport), transport: transport)
     }
 
     /// Presents the PEM certificate chain in `path` with the private key in `keyPath` (or in

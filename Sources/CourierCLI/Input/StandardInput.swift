@@ -3,11 +3,11 @@ import Foundation
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A request body piped on stdin, as httpie takes one when stdin is not a terminal, but
@@ -56,9 +56,9 @@ enum StandardInput {
     /// The path that reopens this process's stdin.
     private static var selfPath: String {
         #if os(Linux)
-        "/proc/self/fd/0"
+            "/proc/self/fd/0"
         #else
-        "/dev/fd/0"
+            "/dev/fd/0"
         #endif
     }
 

@@ -2,11 +2,11 @@ import Courier
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Expands httpie's URL shorthands and checks the result: `:8080/path` is
@@ -99,7 +99,8 @@ enum URLShorthand {
             guard isRegisteredName(host) else { return "\"\(host)\" is not a valid host name" }
         }
         if let port, !port.isEmpty {
-            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), port.count <= 5, let number = Int(port), number <= 65535
+            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), port.count <= 5, let number = Int(port),
+                number <= 65535
             else { return "the port \"\(port)\" is not a number from 0 to 65535" }
         }
         return nil
@@ -116,10 +117,12 @@ enum URLShorthand {
                 continue
             }
             if scalar.isASCII {
-                guard ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
-                    || "-._~".unicodeScalars.contains(scalar)
+                guard
+                    ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                        || "-._~".unicodeScalars.contains(scalar)
                 else { return false }
-            } else if !(scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.isJoinControl
+            } else if !(scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                || scalar.properties.isJoinControl
                 || scalar.properties.generalCategory == .nonspacingMark)
             {
                 return false

@@ -65,7 +65,9 @@ enum RequestItemParser {
         return best
     }
 
-    private static func makeItem(kind: RequestItem.Kind, key: String, value: String, original: String) throws -> RequestItem {
+    private static func makeItem(kind: RequestItem.Kind, key: String, value: String, original: String) throws
+        -> RequestItem
+    {
         var item = RequestItem(kind: kind, key: key, value: value, mimeType: nil, original: original)
         switch kind {
         case .header, .emptyHeader:
@@ -101,14 +103,15 @@ enum RequestItemParser {
 enum HeaderSyntax {
     /// True when `text` is a non-empty RFC 9110 token.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
             }
-        }
     }
 }

@@ -17,7 +17,9 @@ struct JSONPrinter {
         switch value {
         case .object(let members):
             if members.isEmpty { output += "{}"; return }
-            let ordered = pretty ? members.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) } : members
+            let ordered =
+                pretty
+                ? members.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) } : members
             output += "{"
             for (position, member) in ordered.enumerated() {
                 if position > 0 { output += pretty ? "," : ", " }

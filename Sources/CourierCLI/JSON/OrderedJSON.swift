@@ -142,7 +142,9 @@ struct JSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
@@ -191,7 +193,8 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 let unit = try parseHex4()
                 if (0xD800...0xDBFF).contains(unit) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
                     else { throw failure("lone UTF-16 surrogate") }
                     index += 2
                     let low = try parseHex4()

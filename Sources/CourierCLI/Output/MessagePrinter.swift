@@ -35,7 +35,8 @@ struct MessagePrinter: Sendable {
                 fields.append(HTTPField(name: .transferEncoding, value: "chunked"))
             }
         }
-        if let hostName = HTTPField.Name("Host"), fields[hostName] == nil, let host = Self.hostHeader(for: request.url) {
+        if let hostName = HTTPField.Name("Host"), fields[hostName] == nil, let host = Self.hostHeader(for: request.url)
+        {
             fields.append(HTTPField(name: hostName, value: host))
         }
         for field in fields { lines.append(headerLine(field)) }
@@ -46,7 +47,8 @@ struct MessagePrinter: Sendable {
     func responseHead(_ head: ResponseHead) -> String {
         var status = "HTTP/1.1 \(head.statusCode) \(head.status.reasonPhrase)"
         if pretty.colors {
-            let color = head.statusCode < 300 ? ANSI.statusOK : head.statusCode < 400 ? ANSI.statusRedirect : ANSI.statusError
+            let color =
+                head.statusCode < 300 ? ANSI.statusOK : head.statusCode < 400 ? ANSI.statusRedirect : ANSI.statusError
             status = color + status + ANSI.reset
         }
         var lines = [status]
@@ -59,7 +61,9 @@ struct MessagePrinter: Sendable {
     }
 
     private func headerLine(_ field: HTTPField) -> String {
-        pretty.colors ? "\(ANSI.headerName)\(field.name.rawName)\(ANSI.reset): \(field.value)" : "\(field.name.rawName): \(field.value)"
+        pretty.colors
+            ? "\(ANSI.headerName)\(field.name.rawName)\(ANSI.reset): \(field.value)"
+            : "\(field.name.rawName): \(field.value)"
     }
 
     /// The request target: the percent-encoded path (at least `/`) and query.
@@ -148,7 +152,9 @@ struct MessagePrinter: Sendable {
         // application/problem+json, text/x-json); without a usable Content-Type, sniff the body.
         let looksLikeJSON =
             contentType.flatMap(MediaType.init).map { $0.subtype.contains("json") }
-            ?? (body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } ?? false)
+            ?? (body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map {
+                $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[")
+            } ?? false)
         guard looksLikeJSON, let value = try? JSONParser.parse(body) else { return body }
         let printer = JSONPrinter(pretty: pretty.format, colors: pretty.colors)
         return Array(printer.string(for: value).utf8)

@@ -25,7 +25,8 @@ enum ProgressBar {
             let text = fields.joined(separator: "  ")
             let barWidth = max(10, min(40, width - text.count - 4))
             let filled = Int(fraction * Double(barWidth))
-            return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: barWidth - filled) + "]  " + text
+            return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: barWidth - filled)
+                + "]  " + text
         }
         fields.append(formatBytes(completed))
         fields.append("\(formatBytes(Int64(rate)))/s")
@@ -109,7 +110,9 @@ final class ProgressReporter: Sendable {
 
     private func draw(completed: Int64, total: Int64?, elapsed: Double, final: Bool) {
         let columns = Terminal.stderrColumns()
-        let line = label + " " + ProgressBar.render(completed: completed, total: total, elapsed: elapsed, width: columns - label.count - 1)
+        let line =
+            label + " "
+            + ProgressBar.render(completed: completed, total: total, elapsed: elapsed, width: columns - label.count - 1)
         StandardStreams.writeError("\r\u{1B}[K" + line + (final ? "\n" : ""))
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Unbuffered writes of bytes to stdout and stderr, retrying short writes and EINTR.
@@ -53,9 +53,9 @@ enum StandardStreams {
 }
 
 #if canImport(Glibc)
-private let posixWrite = Glibc.write
+    private let posixWrite = Glibc.write
 #elseif canImport(Musl)
-private let posixWrite = Musl.write
+    private let posixWrite = Musl.write
 #elseif canImport(Darwin)
-private let posixWrite = Darwin.write
+    private let posixWrite = Darwin.write
 #endif

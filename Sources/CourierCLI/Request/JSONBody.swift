@@ -48,7 +48,9 @@ enum JSONBody {
     }
 
     /// Sets `value` at `path` inside `container`; false on a type conflict.
-    private static func set(_ value: OrderedJSON, at path: ArraySlice<PathStep>, in container: inout OrderedJSON) throws -> Bool {
+    private static func set(_ value: OrderedJSON, at path: ArraySlice<PathStep>, in container: inout OrderedJSON) throws
+        -> Bool
+    {
         guard let step = path.first else {
             container = value
             return true

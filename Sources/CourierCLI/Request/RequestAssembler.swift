@@ -45,13 +45,17 @@ struct RequestAssembler {
                 // Pairs in command-line order, repeats kept, as httpie sends them; the
                 // serializer's custom query hook writes them with Courier's escaping.
                 let pairs = plan.fields.map { field -> QueryStringPair in
-                    if case .text(let text) = field.value { return QueryStringPair(key: field.name, value: .string(text)) }
+                    if case .text(let text) = field.value {
+                        return QueryStringPair(key: field.name, value: .string(text))
+                    }
                     return QueryStringPair(key: field.name, value: .null)
                 }
                 serializer.setQueryStringSerialization { _, _ in QueryString.encode(pairs: pairs) }
                 var base = try serializer.makeRequest(method: method, urlString: urlString)
-                try base.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
-                let parameters = Dictionary(plan.fields.map { ($0.name, ParameterValue.null) }, uniquingKeysWith: { a, _ in a })
+                try base.setValue(
+                    "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+                let parameters = Dictionary(
+                    plan.fields.map { ($0.name, ParameterValue.null) }, uniquingKeysWith: { a, _ in a })
                 request = try serializer.serialize(base, parameters: parameters)
             case .multipart:
                 request = try MultipartAssembler(plan: plan).request(
@@ -71,7 +75,8 @@ struct RequestAssembler {
                     // `@file` is typed by its extension, from Courier's MIME table.
                     let url = URL(fileURLWithPath: path)
                     request.body = try .file(url)
-                    try request.setValue(MIMETypes.type(forPathExtension: url.pathExtension), forHTTPHeaderField: "Content-Type")
+                    try request.setValue(
+                        MIMETypes.type(forPathExtension: url.pathExtension), forHTTPHeaderField: "Content-Type")
                 case nil:
                     break
                 }

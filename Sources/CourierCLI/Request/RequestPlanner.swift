@@ -50,11 +50,13 @@ struct RequestPlanner {
                 fields.append(.init(name: item.key, value: .text(text), item: item))
             case .rawJSONField, .rawJSONFieldFromFile:
                 guard mode == .json else {
-                    throw CLIError.usage("\"\(item.original)\": raw JSON fields (:=) need a JSON body, not --form or --multipart")
+                    throw CLIError.usage(
+                        "\"\(item.original)\": raw JSON fields (:=) need a JSON body, not --form or --multipart")
                 }
                 let text = item.kind == .rawJSONField ? item.value : try readText(item.value, for: item)
                 do {
-                    fields.append(.init(name: item.key, value: .json(try JSONParser.parse(Array(text.utf8))), item: item))
+                    fields.append(
+                        .init(name: item.key, value: .json(try JSONParser.parse(Array(text.utf8))), item: item))
                 } catch let failure as JSONParser.Failure {
                     throw CLIError.usage("\"\(item.original)\": not valid JSON: \(failure)")
                 }

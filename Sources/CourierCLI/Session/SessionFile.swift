@@ -70,7 +70,8 @@ struct SessionFile {
     /// same name (`Name:` removes one), `-a` replaces the auth, a `Cookie` item's pairs become
     /// cookies for the host, and the cookies are the jar's, expired ones dropped.
     mutating func update(
-        headerItems: [(name: String, value: String?)], auth newAuth: (user: String, password: String)?, url: URL, jar: CookieJar
+        headerItems: [(name: String, value: String?)], auth newAuth: (user: String, password: String)?, url: URL,
+        jar: CookieJar
     ) {
         for item in headerItems where item.name.lowercased() == "cookie" {
             for pair in (item.value ?? "").split(separator: ";") {
@@ -126,12 +127,18 @@ struct SessionFile {
             ]
         }
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            var data = try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var data = try JSONSerialization.data(
+                withJSONObject: root, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             data.append(UInt8(ascii: "\n"))
             // Credentials live here: readable by the owner only, as the file is replaced whole.
-            let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            let temporary = url.deletingLastPathComponent().appendingPathComponent(
+                ".\(url.lastPathComponent).\(UUID().uuidString)")
+            guard
+                FileManager.default.createFile(
+                    atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+            else {
                 throw CLIError.failure("cannot write the session file \(url.path)")
             }
             if rename(temporary.path, url.path) != 0 {

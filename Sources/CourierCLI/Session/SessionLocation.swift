@@ -7,12 +7,16 @@ import Foundation
 enum SessionLocation {
     /// The session file for `value` and the request's `url`.
     /// - Throws: ``CLIError`` (usage) for a name with characters other than letters, digits, `_.-`.
-    static func file(for value: String, url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
+    static func file(for value: String, url: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> URL
+    {
         if value.contains("/") { return URL(fileURLWithPath: (value as NSString).expandingTildeInPath) }
         guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_.-".contains($0)) }),
             value != ".", value != ".."
         else {
-            throw CLIError.usage("--session \"\(value)\": a session name has only letters, digits, '_', '.' and '-' (or give a path with a '/')")
+            throw CLIError.usage(
+                "--session \"\(value)\": a session name has only letters, digits, '_', '.' and '-' (or give a path with a '/')"
+            )
         }
         let base: URL
         if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {

@@ -109,7 +109,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 // A request the decoder rejects gets a 400 and the connection closes, as servers do.
                 state = .responding(ActiveRequest(keepAlive: false, isHead: false, version: .http1_1))
                 let plan = ResponsePlan.error(.badRequest, "malformed request: \(error)")
-                start(plan, request: ActiveRequest(keepAlive: false, isHead: false, version: .http1_1), context: context)
+                start(
+                    plan, request: ActiveRequest(keepAlive: false, isHead: false, version: .http1_1), context: context)
                 return
             }
             context.close(promise: nil)
@@ -131,7 +132,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let recorded = RecordedRequestHead(head)
             server.requestReceived(recorded)
             if server.logRequests {
-                FileHandle.standardError.write(Data("\(context.remoteAddress?.ipAddress ?? "-") \(head.method.rawValue) \(head.uri)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("\(context.remoteAddress?.ipAddress ?? "-") \(head.method.rawValue) \(head.uri)\n".utf8))
             }
             let request = ServerRequest(
                 head: head, remoteAddress: context.remoteAddress, localAddress: context.localAddress, server: server)
@@ -146,7 +148,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             state = .receiving(active, consumer)
             if head.headers.first(name: "Expect")?.lowercased() == "100-continue" {
-                context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\n")), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\n")), promise: nil)
             }
         case (.receiving(var active, let consumer), .body(let chunk)):
             if case .answerEarly(let plan) = consumer.consume(chunk) {
@@ -170,7 +173,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
         case .complete(let spec, let body):
             var keepAlive = request.keepAlive && !spec.closesConnection
             var buffer = context.channel.allocator.buffer(capacity: 256 + (request.isHead ? 0 : body.readableBytes))
-            writeHead(spec, framing: .contentLength(body.readableBytes), request: request, keepAlive: &keepAlive, into: &buffer)
+            writeHead(
+                spec, framing: .contentLength(body.readableBytes), request: request, keepAlive: &keepAlive,
+                into: &buffer)
             if !request.isHead {
                 var body = body
                 buffer.writeBuffer(&body)
@@ -239,7 +244,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
                     if unsent <= chunk.readableBytes { countStreamServed() }
                 }
                 if active.chunked {
-                    write(ByteBuffer(string: String(chunk.readableBytes, radix: 16) + "\r\n"), context: context, flush: false)
+                    write(
+                        ByteBuffer(string: String(chunk.readableBytes, radix: 16) + "\r\n"), context: context,
+                        flush: false)
                     write(chunk, context: context, flush: false)
                     write(ByteBuffer(string: "\r\n"), context: context, flush: false)
                 } else {

@@ -58,7 +58,9 @@ final class BufferedBody: RequestBodyConsumer {
     private let respond: (ByteBuffer) -> ResponsePlan
     private var buffer = ByteBuffer()
 
-    init(limit: Int = BufferedBody.defaultLimit, expectedLength: Int?, _ respond: @escaping (ByteBuffer) -> ResponsePlan) {
+    init(
+        limit: Int = BufferedBody.defaultLimit, expectedLength: Int?, _ respond: @escaping (ByteBuffer) -> ResponsePlan
+    ) {
         self.limit = limit
         self.respond = respond
         if let expectedLength, expectedLength <= limit {
@@ -68,7 +70,11 @@ final class BufferedBody: RequestBodyConsumer {
 
     func consume(_ chunk: ByteBuffer) -> BodyVerdict {
         guard buffer.readableBytes + chunk.readableBytes <= limit else {
-            return .answerEarly(.error(.payloadTooLarge, "the request body exceeds the server's buffering limit of \(limit) bytes; use /upload for large bodies"))
+            return .answerEarly(
+                .error(
+                    .payloadTooLarge,
+                    "the request body exceeds the server's buffering limit of \(limit) bytes; use /upload for large bodies"
+                ))
         }
         if buffer.readableBytes == 0 && buffer.capacity == 0 {
             buffer = chunk

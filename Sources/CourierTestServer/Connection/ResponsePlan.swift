@@ -60,7 +60,9 @@ indirect enum ResponsePlan {
 
 extension ResponsePlan {
     /// A JSON body with `Content-Type: application/json`.
-    static func json(_ value: TestServerJSON, status: HTTPResponseStatus = .ok, headers: [(name: String, value: String)] = []) -> ResponsePlan {
+    static func json(
+        _ value: TestServerJSON, status: HTTPResponseStatus = .ok, headers: [(name: String, value: String)] = []
+    ) -> ResponsePlan {
         .bytes(value.serialized(), contentType: "application/json", status: status, headers: headers)
     }
 
@@ -75,8 +77,10 @@ extension ResponsePlan {
     }
 
     /// A UTF-8 text body.
-    static func text(_ text: String, contentType: String = "text/plain; charset=utf-8", status: HTTPResponseStatus = .ok,
-                     headers: [(name: String, value: String)] = []) -> ResponsePlan {
+    static func text(
+        _ text: String, contentType: String = "text/plain; charset=utf-8", status: HTTPResponseStatus = .ok,
+        headers: [(name: String, value: String)] = []
+    ) -> ResponsePlan {
         .bytes(Array(text.utf8), contentType: contentType, status: status, headers: headers)
     }
 

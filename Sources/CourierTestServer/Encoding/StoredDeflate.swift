@@ -19,8 +19,10 @@ enum StoredDeflate {
         var output: [UInt8] = [0x78, 0x01]
         appendBlocks(bytes, to: &output)
         let checksum = adler32(bytes)
-        output.append(contentsOf: [UInt8(checksum >> 24), UInt8(truncatingIfNeeded: checksum >> 16),
-                                   UInt8(truncatingIfNeeded: checksum >> 8), UInt8(truncatingIfNeeded: checksum)])
+        output.append(contentsOf: [
+            UInt8(checksum >> 24), UInt8(truncatingIfNeeded: checksum >> 16),
+            UInt8(truncatingIfNeeded: checksum >> 8), UInt8(truncatingIfNeeded: checksum),
+        ])
         return output
     }
 
@@ -40,8 +42,10 @@ enum StoredDeflate {
     }
 
     private static func appendLittleEndian(_ value: UInt32, to output: inout [UInt8]) {
-        output.append(contentsOf: [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
-                                   UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)])
+        output.append(contentsOf: [
+            UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24),
+        ])
     }
 
     private static let crcTable: [UInt32] = (0..<256).map { index in

@@ -40,7 +40,9 @@ enum ContentEndpoints {
     }
 
     /// Checks `Authorization: Basic …` against the path's user and password.
-    static func basicAuth(_ request: ServerRequest, user: String, password: String, hidden: Bool) -> any RequestBodyConsumer {
+    static func basicAuth(_ request: ServerRequest, user: String, password: String, hidden: Bool)
+        -> any RequestBodyConsumer
+    {
         var authorized = false
         if let header = request.header("Authorization"), header.lowercased().hasPrefix("basic "),
             let data = Data(base64Encoded: header.dropFirst(6).trimmingWhitespace()),
@@ -79,7 +81,11 @@ enum ContentEndpoints {
         var headers: [(name: String, value: String)] = [("Location", "/cookies")]
         for pair in pairs {
             guard isSafeCookieText(pair.name), !pair.name.isEmpty, isSafeCookieText(pair.value) else {
-                return DiscardingBody(.error(.badRequest, "cookie names and values may not contain CR, LF, NUL, ';' or '=' (name): \(pair.name.debugDescription)=\(pair.value.debugDescription)"))
+                return DiscardingBody(
+                    .error(
+                        .badRequest,
+                        "cookie names and values may not contain CR, LF, NUL, ';' or '=' (name): \(pair.name.debugDescription)=\(pair.value.debugDescription)"
+                    ))
             }
             headers.append(("Set-Cookie", "\(pair.name)=\(pair.value); Path=/"))
         }
@@ -105,7 +111,10 @@ enum ContentEndpoints {
         for pair in request.query {
             let validName = !pair.name.isEmpty && pair.name.utf8.allSatisfy { HeaderText.isTokenByte($0) }
             guard validName, HeaderText.isSafeValue(pair.value) else {
-                return DiscardingBody(.error(.badRequest, "cannot send header \(pair.name.debugDescription): \(pair.value.debugDescription)"))
+                return DiscardingBody(
+                    .error(
+                        .badRequest, "cannot send header \(pair.name.debugDescription): \(pair.value.debugDescription)")
+                )
             }
             headers.append((pair.name, pair.value))
             document[pair.name, default: []].append(pair.value)
@@ -115,7 +124,10 @@ enum ContentEndpoints {
         }
         if json["Content-Type"] == nil { json["Content-Type"] = "application/json" }
         let hasType = headers.contains { $0.name.lowercased() == "content-type" }
-        return DiscardingBody(.bytes(TestServerJSON.object(json).serialized(), contentType: hasType ? nil : "application/json", headers: headers))
+        return DiscardingBody(
+            .bytes(
+                TestServerJSON.object(json).serialized(), contentType: hasType ? nil : "application/json",
+                headers: headers))
     }
 
     /// /gzip and /deflate: the echo document, compressed, with Content-Encoding.
@@ -126,8 +138,10 @@ enum ContentEndpoints {
         ]
         let plain = document.serialized()
         let body = gzip ? StoredDeflate.gzip(plain) : StoredDeflate.zlib(plain)
-        return DiscardingBody(.bytes(body, contentType: "application/json",
-                                     headers: [("Content-Encoding", gzip ? "gzip" : "deflate")]))
+        return DiscardingBody(
+            .bytes(
+                body, contentType: "application/json",
+                headers: [("Content-Encoding", gzip ? "gzip" : "deflate")]))
     }
 }
 
@@ -136,7 +150,8 @@ enum HeaderText {
     /// RFC 9110 `tchar`.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)

@@ -26,16 +26,18 @@ enum DownloadEndpoints {
         guard let seed = parseSeed(request) else { return badSeed(request) }
         let chunkSize = max(1, min(request.queryInt("chunk_size") ?? 10 * 1024, PeriodicTape.seededPeriod))
         let source = TapeSource(tape: .seeded(seed), offset: 0, count: length, chunkSize: chunkSize)
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
-            framing: .chunked, source: source))
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
+                framing: .chunked, source: source))
     }
 
     /// /range/{n}: `abc…` repeated, with Range, If-Range, ETag `"range{n}"` and Accept-Ranges.
     static func range(_ request: ServerRequest, length text: String) -> any RequestBodyConsumer {
         guard let length = parseLength(text) else { return badLength(text) }
         let chunkSize = max(1, min(request.queryInt("chunk_size") ?? 64 * 1024, PeriodicTape.alphabet.period))
-        return DiscardingBody(ranged(request, tape: .alphabet, length: length, etag: "\"range\(length)\"", chunkSize: chunkSize))
+        return DiscardingBody(
+            ranged(request, tape: .alphabet, length: length, etag: "\"range\(length)\"", chunkSize: chunkSize))
     }
 
     /// /drip?numbytes=10&duration=2&delay=0&code=200: `*` bytes spread evenly over `duration` seconds.
@@ -47,12 +49,16 @@ enum DownloadEndpoints {
         guard (0...(64 * 1024 * 1024)).contains(count), duration.isFinite, (0...60).contains(duration),
             delay.isFinite, (0...60).contains(delay), (200...999).contains(code)
         else {
-            return DiscardingBody(.error(.badRequest, "drip needs numbytes 0...67108864, duration and delay 0...60 s, code 200...999"))
+            return DiscardingBody(
+                .error(.badRequest, "drip needs numbytes 0...67108864, duration and delay 0...60 s, code 200...999"))
         }
         let source = DripSource(count: count, duration: duration, initialDelay: delay)
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: HTTPResponseStatus(statusCode: code), headers: [("Content-Type", "application/octet-stream")]),
-            framing: .contentLength(count), source: source))
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(
+                    status: HTTPResponseStatus(statusCode: code),
+                    headers: [("Content-Type", "application/octet-stream")]),
+                framing: .contentLength(count), source: source))
     }
 
     // MARK: - Ranges
@@ -102,13 +108,15 @@ enum DownloadEndpoints {
         ]
         switch outcome {
         case .full:
-            return .streamed(ResponseHeadSpec(status: .ok, headers: headers), framing: .contentLength(length),
-                             source: TapeSource(tape: tape, offset: 0, count: length, chunkSize: chunkSize))
+            return .streamed(
+                ResponseHeadSpec(status: .ok, headers: headers), framing: .contentLength(length),
+                source: TapeSource(tape: tape, offset: 0, count: length, chunkSize: chunkSize))
         case .partial(let first, let last):
             headers.append(("Content-Range", "bytes \(first)-\(last)/\(length)"))
             let count = last - first + 1
-            return .streamed(ResponseHeadSpec(status: .partialContent, headers: headers), framing: .contentLength(count),
-                             source: TapeSource(tape: tape, offset: first, count: count, chunkSize: chunkSize))
+            return .streamed(
+                ResponseHeadSpec(status: .partialContent, headers: headers), framing: .contentLength(count),
+                source: TapeSource(tape: tape, offset: first, count: count, chunkSize: chunkSize))
         case .unsatisfiable:
             headers.append(("Content-Range", "bytes */\(length)"))
             return .empty(.rangeNotSatisfiable, headers: headers)
@@ -128,11 +136,16 @@ enum DownloadEndpoints {
     }
 
     static func badLength(_ text: String) -> any RequestBodyConsumer {
-        DiscardingBody(.error(.badRequest, "the length must be an integer from 0 to \(maximumLength), got \(text.debugDescription)"))
+        DiscardingBody(
+            .error(
+                .badRequest, "the length must be an integer from 0 to \(maximumLength), got \(text.debugDescription)"))
     }
 
     static func badSeed(_ request: ServerRequest) -> any RequestBodyConsumer {
-        DiscardingBody(.error(.badRequest, "seed must be an unsigned 64-bit integer, got \((request.queryValue("seed") ?? "").debugDescription)"))
+        DiscardingBody(
+            .error(
+                .badRequest,
+                "seed must be an unsigned 64-bit integer, got \((request.queryValue("seed") ?? "").debugDescription)"))
     }
 }
 
@@ -172,7 +185,8 @@ final class DripSource: ResponseBodySource {
         remaining = count
         pendingDelay = initialDelay > 0 ? .nanoseconds(Int64(initialDelay * 1e9)) : nil
         let perByte = count > 0 ? duration / Double(count) : 0
-        let batch = perByte >= 0.001 || perByte == 0 ? (perByte == 0 ? max(count, 1) : 1) : Int((0.001 / perByte).rounded(.up))
+        let batch =
+            perByte >= 0.001 || perByte == 0 ? (perByte == 0 ? max(count, 1) : 1) : Int((0.001 / perByte).rounded(.up))
         self.batch = max(1, batch)
         interval = .nanoseconds(Int64(perByte * Double(self.batch) * 1e9))
     }

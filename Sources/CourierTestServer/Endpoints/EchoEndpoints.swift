@@ -10,10 +10,11 @@ enum EchoEndpoints {
         let accepted: Bool = request.method == allowed || (allowed == .GET && request.method == .HEAD)
         guard accepted else { return DiscardingBody(methodNotAllowed(allowing: allowed.rawValue)) }
         if allowed == .GET {
-            return DiscardingBody(.json([
-                "args": request.argsJSON, "headers": request.headersJSON, "origin": .string(request.remoteIP),
-                "url": .string(request.url),
-            ]))
+            return DiscardingBody(
+                .json([
+                    "args": request.argsJSON, "headers": request.headersJSON, "origin": .string(request.remoteIP),
+                    "url": .string(request.url),
+                ]))
         }
         return buffered(request) { body in .json(document(request, body: body, includeMethod: false)) }
     }
@@ -26,7 +27,8 @@ enum EchoEndpoints {
     /// /delay/{n}: the echo document after n seconds (at most 10, as httpbin).
     static func delay(_ request: ServerRequest, seconds text: String) -> any RequestBodyConsumer {
         guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-            return DiscardingBody(.error(.badRequest, "delay must be a number of seconds, got \(text.debugDescription)"))
+            return DiscardingBody(
+                .error(.badRequest, "delay must be a number of seconds, got \(text.debugDescription)"))
         }
         let pause = TimeAmount.nanoseconds(Int64(min(seconds, 10) * 1_000_000_000))
         return buffered(request) { body in .delayed(pause, .json(document(request, body: body, includeMethod: false))) }
@@ -49,10 +51,16 @@ enum EchoEndpoints {
     }
 
     /// Buffers the body (64 MiB cap, 413 beyond) and builds the answer from it.
-    static func buffered(_ request: ServerRequest, _ respond: @escaping (ByteBuffer) -> ResponsePlan) -> any RequestBodyConsumer {
+    static func buffered(_ request: ServerRequest, _ respond: @escaping (ByteBuffer) -> ResponsePlan)
+        -> any RequestBodyConsumer
+    {
         let declared = request.header("Content-Length").flatMap { Int($0) }
         if let declared, declared > BufferedBody.defaultLimit {
-            return ImmediateAnswer(.error(.payloadTooLarge, "Content-Length \(declared) exceeds the server's buffering limit of \(BufferedBody.defaultLimit) bytes; use /upload for large bodies"))
+            return ImmediateAnswer(
+                .error(
+                    .payloadTooLarge,
+                    "Content-Length \(declared) exceeds the server's buffering limit of \(BufferedBody.defaultLimit) bytes; use /upload for large bodies"
+                ))
         }
         return BufferedBody(expectedLength: declared, respond)
     }
@@ -90,7 +98,8 @@ struct DecodedBody {
         let bytes = body.readableBytesView
         let mediaType = contentType.map { HeaderParameters(parsing: $0).value.lowercased() } ?? ""
         if mediaType == "application/x-www-form-urlencoded" {
-            form = FormURLDecoding.multiDictionary(FormURLDecoding.pairs(Substring(String(decoding: bytes, as: UTF8.self))))
+            form = FormURLDecoding.multiDictionary(
+                FormURLDecoding.pairs(Substring(String(decoding: bytes, as: UTF8.self))))
         } else if mediaType.hasPrefix("multipart/"), let contentType {
             decodeMultipart(body, contentType: contentType)
         } else {

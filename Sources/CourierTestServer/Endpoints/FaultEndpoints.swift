@@ -18,7 +18,10 @@ enum FaultEndpoints {
         case "flaky": return flaky(request)
         case "early-answer": return earlyAnswer(request)
         case "h2-reset", "h2-goaway":
-            return DiscardingBody(.error(.badRequest, "/fault/\(name) needs HTTP/2: start the server with tls and http2 and connect with h2"))
+            return DiscardingBody(
+                .error(
+                    .badRequest, "/fault/\(name) needs HTTP/2: start the server with tls and http2 and connect with h2")
+            )
         default: return DiscardingBody(.error(.notFound, "no fault named \(name.debugDescription)"))
         }
     }
@@ -29,10 +32,12 @@ enum FaultEndpoints {
         let after = max(0, request.queryInt("after") ?? 1000)
         let total = max(after + 1, request.queryInt("total") ?? after + 1000)
         let ending: ConnectionEnding = request.queryValue("reset") == "1" ? .reset : .close
-        let source = CutSource(inner: TapeSource(tape: .alphabet, offset: 0, count: after, chunkSize: 64 * 1024), ending: ending)
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
-            framing: .contentLength(total), source: source))
+        let source = CutSource(
+            inner: TapeSource(tape: .alphabet, offset: 0, count: after, chunkSize: 64 * 1024), ending: ending)
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
+                framing: .contentLength(total), source: source))
     }
 
     /// Closes the connection, without answering, once `n` request body bytes have arrived; a
@@ -52,7 +57,8 @@ enum FaultEndpoints {
         let actual = max(0, request.queryInt("actual") ?? 50)
         var head = ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")])
         head.closesConnection = request.queryValue("close") != "0"
-        let source = CutSource(inner: TapeSource(tape: .alphabet, offset: 0, count: actual, chunkSize: 64 * 1024), ending: .close)
+        let source = CutSource(
+            inner: TapeSource(tape: .alphabet, offset: 0, count: actual, chunkSize: 64 * 1024), ending: .close)
         return DiscardingBody(.streamed(head, framing: .contentLength(declared), source: source))
     }
 
@@ -61,10 +67,12 @@ enum FaultEndpoints {
     static func truncatedChunked(_ request: ServerRequest) -> any RequestBodyConsumer {
         let chunks = max(0, min(request.queryInt("chunks") ?? 3, 10_000))
         let size = max(1, min(request.queryInt("size") ?? 100, 64 * 1024))
-        let source = CutSource(inner: TapeSource(tape: .alphabet, offset: 0, count: chunks * size, chunkSize: size), ending: .close)
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
-            framing: .chunked, source: source))
+        let source = CutSource(
+            inner: TapeSource(tape: .alphabet, offset: 0, count: chunks * size, chunkSize: size), ending: .close)
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
+                framing: .chunked, source: source))
     }
 
     /// A response the client cannot parse: `?kind=status` (default, a non-numeric status code),
@@ -101,10 +109,12 @@ enum FaultEndpoints {
     static func reset(_ request: ServerRequest) -> any RequestBodyConsumer {
         let after = max(0, request.queryInt("after") ?? 0)
         guard after > 0 else { return DiscardingBody(.end(.reset)) }
-        let source = CutSource(inner: TapeSource(tape: .alphabet, offset: 0, count: after, chunkSize: 64 * 1024), ending: .reset)
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
-            framing: .contentLength(after + 1000), source: source))
+        let source = CutSource(
+            inner: TapeSource(tape: .alphabet, offset: 0, count: after, chunkSize: 64 * 1024), ending: .reset)
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
+                framing: .contentLength(after + 1000), source: source))
     }
 
     /// How long an endless fault lasts before the server closes the connection: `max_ms`
@@ -118,10 +128,11 @@ enum FaultEndpoints {
     /// after `max_ms` (see ``cap(_:)``) the connection is cut without the final chunk.
     static func dripForever(_ request: ServerRequest) -> any RequestBodyConsumer {
         let interval = max(1, min(request.queryInt("interval_ms") ?? 100, 60_000))
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
-            framing: .chunked,
-            source: EndlessDrip(interval: .milliseconds(Int64(interval)), stopAt: .now() + cap(request))))
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
+                framing: .chunked,
+                source: EndlessDrip(interval: .milliseconds(Int64(interval)), stopAt: .now() + cap(request))))
     }
 
     /// A download whose Content-Disposition carries a hostile file name (`../../etc/passwd`
@@ -129,13 +140,17 @@ enum FaultEndpoints {
     static func contentDisposition(_ request: ServerRequest) -> any RequestBodyConsumer {
         let name = request.queryValue("filename") ?? "../../etc/passwd"
         guard !name.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
-            return DiscardingBody(.error(.badRequest, "the file name contains CR, LF or NUL, which cannot go in a header: \(name.debugDescription)"))
+            return DiscardingBody(
+                .error(
+                    .badRequest,
+                    "the file name contains CR, LF or NUL, which cannot go in a header: \(name.debugDescription)"))
         }
         let value: String
         switch request.queryValue("form") {
         case "star":
             let encoded = name.utf8.map { byte -> String in
-                let isPlain = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                let isPlain =
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
                 return isPlain ? String(UnicodeScalar(byte)) : "%" + [byte].hexString.uppercased()
             }.joined()
@@ -146,8 +161,10 @@ enum FaultEndpoints {
             let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             value = "attachment; filename=\"\(escaped)\""
         }
-        return DiscardingBody(.bytes(Array("hostile file name\n".utf8), contentType: "application/octet-stream",
-                                     headers: [("Content-Disposition", value)]))
+        return DiscardingBody(
+            .bytes(
+                Array("hostile file name\n".utf8), contentType: "application/octet-stream",
+                headers: [("Content-Disposition", value)]))
     }
 
     /// `/fault/flaky?id=X&failures=2&status=503&mode=status|close|reset`: the first `failures`
@@ -163,8 +180,9 @@ enum FaultEndpoints {
             case "close": return DiscardingBody(.end(.close))
             case "reset": return DiscardingBody(.end(.reset))
             default:
-                let plan = ResponsePlan.json(["attempt": .int(Int64(attempt)), "failing": true],
-                                             status: HTTPResponseStatus(statusCode: status), headers: [("Retry-After", "0")])
+                let plan = ResponsePlan.json(
+                    ["attempt": .int(Int64(attempt)), "failing": true],
+                    status: HTTPResponseStatus(statusCode: status), headers: [("Retry-After", "0")])
                 return DiscardingBody(plan)
             }
         }

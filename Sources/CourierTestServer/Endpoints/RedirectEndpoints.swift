@@ -10,7 +10,10 @@ enum RedirectEndpoints {
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let pieces = item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             guard let code = Int(pieces[0].trimmingWhitespace()), (200...999).contains(code) else {
-                return DiscardingBody(.error(.badRequest, "invalid status code \(String(item).debugDescription) in \(text.debugDescription)"))
+                return DiscardingBody(
+                    .error(
+                        .badRequest, "invalid status code \(String(item).debugDescription) in \(text.debugDescription)")
+                )
             }
             var weight = 1.0
             if pieces.count == 2 {
@@ -54,7 +57,9 @@ enum RedirectEndpoints {
         case 407:
             return .empty(status, headers: [("Proxy-Authenticate", "Basic realm=\"Fake Realm\"")])
         case 418:
-            return .text("\n    -=[ teapot ]=-\n", status: status, headers: [("X-More-Info", "http://tools.ietf.org/html/rfc2324")])
+            return .text(
+                "\n    -=[ teapot ]=-\n", status: status,
+                headers: [("X-More-Info", "http://tools.ietf.org/html/rfc2324")])
         default:
             return .empty(status)
         }
@@ -66,7 +71,8 @@ enum RedirectEndpoints {
             return DiscardingBody(.error(.badRequest, "/redirect-to needs a url query parameter"))
         }
         guard !target.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
-            return DiscardingBody(.error(.badRequest, "the redirect url contains CR, LF or NUL: \(target.debugDescription)"))
+            return DiscardingBody(
+                .error(.badRequest, "the redirect url contains CR, LF or NUL: \(target.debugDescription)"))
         }
         var code = 302
         if let text = request.queryValue("status_code") {
@@ -81,7 +87,8 @@ enum RedirectEndpoints {
     /// /redirect/{n}, /relative-redirect/{n}, /absolute-redirect/{n}: n hops ending at /get.
     static func chain(_ request: ServerRequest, kind: String, count text: String) -> any RequestBodyConsumer {
         guard let count = Int(text), count >= 1 else {
-            return DiscardingBody(.error(.badRequest, "the redirect count must be a positive integer, got \(text.debugDescription)"))
+            return DiscardingBody(
+                .error(.badRequest, "the redirect count must be a positive integer, got \(text.debugDescription)"))
         }
         let absolute = kind == "absolute-redirect" || (kind == "redirect" && request.queryValue("absolute") == "true")
         let nextPath: String

@@ -19,7 +19,7 @@ enum SampleDocuments {
                 ["title": "Request serialization", "type": "all"],
                 ["title": "Multipart", "type": "all", "items": ["streaming", "escaped names"]],
             ],
-        ],
+        ]
     ]
 
     static let xml = """

@@ -43,7 +43,11 @@ enum StreamingEndpoints {
             dropAfter.map({ $0 >= 0 }) ?? true,
             eventType.map({ !$0.contains(where: { $0 == "\n" || $0 == "\r" }) }) ?? true
         else {
-            return DiscardingBody(.error(.badRequest, "sse needs count 0...\(maximumCount), lines 1...100, delay_ms 0...60000, retry of digits, drop_after >= 0, an event type without line breaks"))
+            return DiscardingBody(
+                .error(
+                    .badRequest,
+                    "sse needs count 0...\(maximumCount), lines 1...100, delay_ms 0...60000, retry of digits, drop_after >= 0, an event type without line breaks"
+                ))
         }
         let resumeText = request.header("Last-Event-ID") ?? request.queryValue("last_event_id")
         let resumeAfter = resumeText.flatMap { Int($0.trimmingWhitespace()) }.map { max(0, $0) } ?? 0
@@ -62,9 +66,11 @@ enum StreamingEndpoints {
             for line in stride(from: 2, through: lines, by: 1) { text += "data: line \(line) of event \(id)\n" }
             return text + "\n"
         }
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]),
-            framing: .chunked, source: source))
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(
+                    status: .ok, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]),
+                framing: .chunked, source: source))
     }
 
     // MARK: - /ndjson
@@ -87,9 +93,10 @@ enum StreamingEndpoints {
         ) { id in
             id == invalidAt ? "{\"id\":\(id)," + end : "{\"id\":\(id),\"name\":\"item \(id)\"}" + end
         }
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/x-ndjson")]),
-            framing: .chunked, source: source))
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/x-ndjson")]),
+                framing: .chunked, source: source))
     }
 
     // MARK: - /gzip-bomb, /deflate-bomb
@@ -103,13 +110,16 @@ enum StreamingEndpoints {
             return DiscardingBody(.error(.badRequest, "size must be 1...\(DownloadEndpoints.maximumLength)"))
         }
         let source = ZeroRunDeflate(decodedLength: size, framing: framing)
-        return DiscardingBody(.streamed(
-            ResponseHeadSpec(status: .ok, headers: [
-                ("Content-Type", "application/octet-stream"),
-                ("Content-Encoding", framing == .gzip ? "gzip" : "deflate"),
-                ("X-Decoded-Length", String(source.decodedLength)),
-            ]),
-            framing: .chunked, source: source))
+        return DiscardingBody(
+            .streamed(
+                ResponseHeadSpec(
+                    status: .ok,
+                    headers: [
+                        ("Content-Type", "application/octet-stream"),
+                        ("Content-Encoding", framing == .gzip ? "gzip" : "deflate"),
+                        ("X-Decoded-Length", String(source.decodedLength)),
+                    ]),
+                framing: .chunked, source: source))
     }
 }
 
@@ -126,8 +136,10 @@ final class EventStreamSource: ResponseBodySource {
     private var queue: [BodyStep] = []
     private var queueIndex = 0
 
-    init(first: Int, last: Int, prologue: String, dropAfter: Int?, splitBytes: Bool, delay: TimeAmount,
-         record: @escaping (Int) -> String) {
+    init(
+        first: Int, last: Int, prologue: String, dropAfter: Int?, splitBytes: Bool, delay: TimeAmount,
+        record: @escaping (Int) -> String
+    ) {
         self.next = first
         self.last = last
         self.dropAfter = dropAfter

@@ -37,7 +37,9 @@ final class UploadSink: RequestBodyConsumer {
             HeaderParameters(parsing: contentType).value.lowercased().hasPrefix("multipart/")
         {
             parser = MultipartStreamParser(contentType: contentType)
-            if parser == nil { parseError = "multipart Content-Type without a valid boundary: \(contentType.debugDescription)" }
+            if parser == nil {
+                parseError = "multipart Content-Type without a valid boundary: \(contentType.debugDescription)"
+            }
         }
     }
 

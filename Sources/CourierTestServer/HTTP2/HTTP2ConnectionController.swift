@@ -84,7 +84,8 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
         let last = min(lastStreamID, goAwayLastStreamID ?? lastStreamID)
         goAwayLastStreamID = last
         server.recordHTTP2 { $0.http2GoAwaysSent += 1 }
-        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: code, opaqueData: nil))
+        let frame = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: code, opaqueData: nil))
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
         if code == .noError {
             closeIfDrained()
@@ -109,7 +110,8 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
         guard let context, !isClosing else { return }
         isClosing = true
         let written = context.eventLoop.makePromise(of: Void.self)
-        let ping = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 0x436F_7572_6965_7221), ack: false))
+        let ping = HTTP2Frame(
+            streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 0x436F_7572_6965_7221), ack: false))
         context.writeAndFlush(wrapOutboundOut(ping), promise: written)
         written.futureResult.assumeIsolated().whenComplete { [self] _ in
             context.close(mode: .output, promise: nil)

@@ -24,14 +24,17 @@ enum HTTP2ConnectionSetup {
                 http1ChannelConfigurator: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let handlers = channel.pipeline.syncOperations
-                        try handlers.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                        try handlers.addHandler(
+                            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                         try handlers.addHandler(ConnectionHandler(server: server, router: router))
                     }
                 })
         }
     }
 
-    private static func configureHTTP2(_ channel: any Channel, options: HTTP2Options, server: ServerState, router: Router) throws {
+    private static func configureHTTP2(
+        _ channel: any Channel, options: HTTP2Options, server: ServerState, router: Router
+    ) throws {
         server.recordHTTP2 { $0.http2ConnectionsOpened += 1 }
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = [

@@ -42,7 +42,8 @@ enum HTTP2FaultEndpoints {
     /// `after` + 1000, then `after` bytes of `abc…`, default 1000).
     static func reset(_ request: ServerRequest) -> any RequestBodyConsumer {
         guard let code = errorCode(request.queryValue("code") ?? "internal_error") else {
-            return DiscardingBody(.error(.badRequest, "unknown HTTP/2 error code \((request.queryValue("code") ?? "").debugDescription)"))
+            return DiscardingBody(
+                .error(.badRequest, "unknown HTTP/2 error code \((request.queryValue("code") ?? "").debugDescription)"))
         }
         let after = request.queryInt("after")
         switch request.queryValue("when") ?? "before-head" {
@@ -51,7 +52,10 @@ enum HTTP2FaultEndpoints {
         case "after-head": return HTTP2ResetFault(code: code, point: .midBody(afterBytes: 0))
         case "mid-body": return HTTP2ResetFault(code: code, point: .midBody(afterBytes: max(0, after ?? 1000)))
         case let other:
-            return DiscardingBody(.error(.badRequest, "when must be before-head, mid-upload, after-head or mid-body, not \(other.debugDescription)"))
+            return DiscardingBody(
+                .error(
+                    .badRequest,
+                    "when must be before-head, mid-upload, after-head or mid-body, not \(other.debugDescription)"))
         }
     }
 
@@ -65,25 +69,30 @@ enum HTTP2FaultEndpoints {
     /// than `no_error` the connection closes right after the GOAWAY.
     static func goAway(_ request: ServerRequest) -> any RequestBodyConsumer {
         guard let code = errorCode(request.queryValue("code") ?? "no_error") else {
-            return DiscardingBody(.error(.badRequest, "unknown HTTP/2 error code \((request.queryValue("code") ?? "").debugDescription)"))
+            return DiscardingBody(
+                .error(.badRequest, "unknown HTTP/2 error code \((request.queryValue("code") ?? "").debugDescription)"))
         }
         let includes: Bool
         switch request.queryValue("last") ?? "include" {
         case "include": includes = true
         case "exclude": includes = false
-        case let other: return DiscardingBody(.error(.badRequest, "last must be include or exclude, not \(other.debugDescription)"))
+        case let other:
+            return DiscardingBody(.error(.badRequest, "last must be include or exclude, not \(other.debugDescription)"))
         }
         return HTTP2GoAwayFault(
-            request: HTTP2GoAwayRequest(includesStream: includes, code: code), afterBytes: max(0, request.queryInt("after") ?? 0))
+            request: HTTP2GoAwayRequest(includesStream: includes, code: code),
+            afterBytes: max(0, request.queryInt("after") ?? 0))
     }
 
     /// The error codes of RFC 9113 §7 by their lower-case names, plus decimal numbers.
     static func errorCode(_ text: String) -> HTTP2ErrorCode? {
         let named: [String: HTTP2ErrorCode] = [
             "no_error": .noError, "protocol_error": .protocolError, "internal_error": .internalError,
-            "flow_control_error": .flowControlError, "settings_timeout": .settingsTimeout, "stream_closed": .streamClosed,
+            "flow_control_error": .flowControlError, "settings_timeout": .settingsTimeout,
+            "stream_closed": .streamClosed,
             "frame_size_error": .frameSizeError, "refused_stream": .refusedStream, "cancel": .cancel,
-            "compression_error": .compressionError, "connect_error": .connectError, "enhance_your_calm": .enhanceYourCalm,
+            "compression_error": .compressionError, "connect_error": .connectError,
+            "enhance_your_calm": .enhanceYourCalm,
             "inadequate_security": .inadequateSecurity, "http_1_1_required": .http11Required,
         ]
         if let code = named[text.lowercased()] { return code }
@@ -126,7 +135,8 @@ final class HTTP2ResetFault: RequestBodyConsumer, HTTP2StreamDirectives {
         case .beforeHead, .midUpload:
             return .end(.close)
         case .midBody(let count):
-            let source = CutSource(inner: TapeSource(tape: .alphabet, offset: 0, count: count, chunkSize: 16 * 1024), ending: .close)
+            let source = CutSource(
+                inner: TapeSource(tape: .alphabet, offset: 0, count: count, chunkSize: 16 * 1024), ending: .close)
             return .streamed(
                 ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
                 framing: .contentLength(count + 1000), source: source)

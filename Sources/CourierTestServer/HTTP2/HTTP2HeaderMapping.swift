@@ -29,7 +29,8 @@ enum HTTP2HeaderMapping {
         }
         httpHeaders.add(contentsOf: fields)
         return HTTPRequestHead(
-            version: HTTPVersion(major: 2, minor: 0), method: HTTPMethod(rawValue: method), uri: path, headers: httpHeaders)
+            version: HTTPVersion(major: 2, minor: 0), method: HTTPMethod(rawValue: method), uri: path,
+            headers: httpHeaders)
     }
 
     /// Fields that describe an HTTP/1 connection and are forbidden in HTTP/2 (RFC 9113 §8.2.2).

@@ -58,7 +58,9 @@ extension TestServer {
     ///
     /// - Throws: swift-nio-ssl's error when the key does not fit the certificate or the
     ///   context cannot be made.
-    public static func makeTLSContext(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws -> NIOSSLContext {
+    public static func makeTLSContext(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws
+        -> NIOSSLContext
+    {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: certificateChain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         configuration.minimumTLSVersion = .tlsv12

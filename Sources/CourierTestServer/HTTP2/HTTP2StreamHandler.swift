@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
-import NIOHTTP1
 import NIOHPACK
+import NIOHTTP1
 import NIOHTTP2
 
 /// Serves one HTTP/2 stream: turns the request's HEADERS and DATA into what the router's body
@@ -113,7 +113,10 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         server.recordHTTP2 { $0.http2StreamsAccepted += 1 }
         let parent = context.channel.parent
         if server.logRequests {
-            FileHandle.standardError.write(Data("\(parent?.remoteAddress?.ipAddress ?? "-") \(head.method.rawValue) \(head.uri) h2 stream \(streamID)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "\(parent?.remoteAddress?.ipAddress ?? "-") \(head.method.rawValue) \(head.uri) h2 stream \(streamID)\n"
+                        .utf8))
         }
         let request = ServerRequest(
             head: head, remoteAddress: parent?.remoteAddress, localAddress: parent?.localAddress, server: server)
@@ -242,7 +245,9 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             guard let connection = context.channel.parent else { return }
             afterLastWrite(context: context) {
                 if let provider = connection as? any SocketOptionProvider {
-                    provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in connection.close(promise: nil) }
+                    provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+                        connection.close(promise: nil)
+                    }
                 } else {
                     connection.close(promise: nil)
                 }

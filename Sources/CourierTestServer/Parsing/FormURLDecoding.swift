@@ -50,8 +50,9 @@ enum FormURLDecoding {
     static func multiDictionary(_ pairs: [(name: String, value: String)]) -> TestServerJSON {
         var grouped: [String: [String]] = [:]
         for pair in pairs { grouped[pair.name, default: []].append(pair.value) }
-        return .object(grouped.mapValues { values in
-            values.count == 1 ? .string(values[0]) : .array(values.map(TestServerJSON.string))
-        })
+        return .object(
+            grouped.mapValues { values in
+                values.count == 1 ? .string(values[0]) : .array(values.map(TestServerJSON.string))
+            })
     }
 }

@@ -89,8 +89,10 @@ struct MultipartStreamParser {
     func finish() throws {
         guard isComplete else {
             switch state {
-            case .preamble: throw MultipartParseError(description: "no multipart boundary \"\(boundary)\" found in the body")
-            default: throw MultipartParseError(description: "the body ended before the closing boundary \"--\(boundary)--\"")
+            case .preamble:
+                throw MultipartParseError(description: "no multipart boundary \"\(boundary)\" found in the body")
+            default:
+                throw MultipartParseError(description: "the body ended before the closing boundary \"--\(boundary)--\"")
             }
         }
     }
@@ -141,7 +143,9 @@ struct MultipartStreamParser {
                     state = .headers
                 } else {
                     throw MultipartParseError(
-                        description: "the boundary \"--\(boundary)\" is followed by \(String(decoding: pair, as: UTF8.self).debugDescription), not CRLF or \"--\"")
+                        description:
+                            "the boundary \"--\(boundary)\" is followed by \(String(decoding: pair, as: UTF8.self).debugDescription), not CRLF or \"--\""
+                    )
                 }
             case .headers:
                 let headerEnd: Int
@@ -154,12 +158,14 @@ struct MultipartStreamParser {
                     blankLineLength = 4
                 } else {
                     if work.readableBytes > MultipartStreamParser.maximumHeaderBytes {
-                        throw MultipartParseError(description: "a part's headers exceed \(MultipartStreamParser.maximumHeaderBytes) bytes")
+                        throw MultipartParseError(
+                            description: "a part's headers exceed \(MultipartStreamParser.maximumHeaderBytes) bytes")
                     }
                     return
                 }
                 guard headerEnd <= MultipartStreamParser.maximumHeaderBytes else {
-                    throw MultipartParseError(description: "a part's headers exceed \(MultipartStreamParser.maximumHeaderBytes) bytes")
+                    throw MultipartParseError(
+                        description: "a part's headers exceed \(MultipartStreamParser.maximumHeaderBytes) bytes")
                 }
                 let block = work.readBytes(length: headerEnd) ?? []
                 work.moveReaderIndex(forwardBy: blankLineLength)
@@ -180,9 +186,11 @@ struct MultipartStreamParser {
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else {
-                throw MultipartParseError(description: "a part header line has no colon: \(String(line).debugDescription)")
+                throw MultipartParseError(
+                    description: "a part header line has no colon: \(String(line).debugDescription)")
             }
-            headers.append((String(line[..<colon]).trimmingWhitespace(), line[line.index(after: colon)...].trimmingWhitespace()))
+            headers.append(
+                (String(line[..<colon]).trimmingWhitespace(), line[line.index(after: colon)...].trimmingWhitespace()))
         }
         var head = MultipartPartHead(headers: headers)
         for header in headers {

@@ -75,7 +75,8 @@ public final class TestServer: Sendable {
         logRequests: Bool = false, eventLoopGroup: (any EventLoopGroup)? = nil
     ) async throws -> TestServer {
         if http2 != nil && tls == nil {
-            throw TestServerConfigurationError(description: "HTTP/2 needs TLS: pass a context that offers ALPN h2 as tls")
+            throw TestServerConfigurationError(
+                description: "HTTP/2 needs TLS: pass a context that offers ALPN h2 as tls")
         }
         let scheme = tls == nil ? "http" : "https"
         let state = ServerState(logRequests: logRequests, scheme: scheme)
@@ -89,7 +90,8 @@ public final class TestServer: Sendable {
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 1024 * 1024))
             .childChannelInitializer { channel in
                 if let tls, let http2 {
-                    return HTTP2ConnectionSetup.configure(channel, tls: tls, options: http2, server: state, router: router)
+                    return HTTP2ConnectionSetup.configure(
+                        channel, tls: tls, options: http2, server: state, router: router)
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let handlers = channel.pipeline.syncOperations

@@ -177,7 +177,8 @@ final class ManualClock: Sendable {
             for worker in 0..<8 {
                 group.addTask {
                     for index in 0..<200 {
-                        let cookie = Cookie(setCookie: "w\(worker)-\(index % 20)=\(index); Path=/", receivedFrom: url, at: now)
+                        let cookie = Cookie(
+                            setCookie: "w\(worker)-\(index % 20)=\(index); Path=/", receivedFrom: url, at: now)
                         jar.setCookies(cookie.map { [$0] } ?? [], receivedFrom: url)
                         _ = jar.cookies(for: url)
                         if index % 7 == 0 { jar.deleteCookie(name: "w\(worker)-0", domain: "h.example", path: "/") }

@@ -114,10 +114,13 @@ struct CookieSessionTests {
         let transport = CookieScriptTransport { request in
             switch (request.url.host ?? "", request.url.path) {
             case ("a.example.test", "/login"):
-                return (302, [
-                    (.setCookie, "sid=1; Path=/"), (.setCookie, "shared=2; Domain=example.test; Path=/"),
-                    (.location, "http://b.example.test/landing"),
-                ])
+                return (
+                    302,
+                    [
+                        (.setCookie, "sid=1; Path=/"), (.setCookie, "shared=2; Domain=example.test; Path=/"),
+                        (.location, "http://b.example.test/landing"),
+                    ]
+                )
             case ("b.example.test", "/landing"):
                 return (302, [(.setCookie, "b=3; Path=/"), (.location, "http://a.example.test/home")])
             case ("a.example.test", "/home"):
@@ -163,7 +166,13 @@ struct CookieSessionTests {
     @Test func secureCookiesStayOnHTTPS() async throws {
         let transport = CookieScriptTransport { request in
             request.url.path == "/set"
-                ? (302, [(.setCookie, "s=1; Secure; Path=/"), (.setCookie, "p=2; Path=/"), (.location, "http://h.example.test/plain")])
+                ? (
+                    302,
+                    [
+                        (.setCookie, "s=1; Secure; Path=/"), (.setCookie, "p=2; Path=/"),
+                        (.location, "http://h.example.test/plain"),
+                    ]
+                )
                 : (request.url.path == "/plain" ? (302, [(.location, "https://h.example.test/secure")]) : (200, []))
         }
         let manager = SessionManager(transport: transport)

@@ -30,7 +30,9 @@ import Testing
         let sid = try #require(cookies.first { $0.name == "sid" })
         #expect(sid.value == "abc=def" && sid.hostOnly && sid.httpOnly && sid.secure && sid.path == "/app")
         #expect(sid.expires == nil, "0 is a session cookie")
-        #expect(jar.cookieHeaderValue(for: URL(string: "https://www.example.com/app/x")!) == "sid=abc=def; wide=1; empty=; novalue=")
+        #expect(
+            jar.cookieHeaderValue(for: URL(string: "https://www.example.com/app/x")!)
+                == "sid=abc=def; wide=1; empty=; novalue=")
         #expect(jar.cookieHeaderValue(for: URL(string: "http://api.example.com/")!) == "wide=1")
     }
 

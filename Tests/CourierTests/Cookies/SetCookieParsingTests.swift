@@ -255,9 +255,12 @@ import Testing
 
     @Test func descriptionIsSetCookieSyntax() throws {
         let cookie = try #require(
-            parse("id=7; Domain=example.com; Path=/; Expires=Wed, 09 Jun 2021 10:18:14 GMT; Secure; HttpOnly; SameSite=Lax"))
+            parse(
+                "id=7; Domain=example.com; Path=/; Expires=Wed, 09 Jun 2021 10:18:14 GMT; Secure; HttpOnly; SameSite=Lax"
+            ))
         #expect(
             cookie.description
-                == "id=7; Domain=example.com; Path=/; Expires=Wed, 09 Jun 2021 10:18:14 GMT; Secure; HttpOnly; SameSite=Lax")
+                == "id=7; Domain=example.com; Path=/; Expires=Wed, 09 Jun 2021 10:18:14 GMT; Secure; HttpOnly; SameSite=Lax"
+        )
     }
 }

@@ -92,15 +92,18 @@ struct NginxInteropTests {
             try inMemory.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
             let oneShot = Request(
                 method: .put, url: url,
-                body: .oneShotStream(length: nil, AsyncStream<ByteBuffer> { continuation in
-                    for _ in 0..<64 { continuation.yield(ByteBuffer(data: patternData(count: 256 * 1024))) }
-                    continuation.finish()
-                }))
+                body: .oneShotStream(
+                    length: nil,
+                    AsyncStream<ByteBuffer> { continuation in
+                        for _ in 0..<64 { continuation.yield(ByteBuffer(data: patternData(count: 256 * 1024))) }
+                        continuation.finish()
+                    }))
 
             for request in [streamed, inMemory, oneShot] {
                 do {
                     let response = try await manager.data(for: request)
-                    #expect(response.response.status.code == 200, "\(request.method) \(request.body.contentLength ?? -1)")
+                    #expect(
+                        response.response.status.code == 200, "\(request.method) \(request.body.contentLength ?? -1)")
                     #expect(response.data == Data("ok\n".utf8))
                 } catch let error as CourierError {
                     // A typed error is acceptable (the server stops reading); a crash is not.
@@ -113,7 +116,8 @@ struct NginxInteropTests {
             let get = try await manager.data(for: Request(url: servers.http2.appendingPathComponent("small.bin")))
             #expect(get.data == Self.smallFile)
             let lines = try Self.accessLogLines(servers, after: before)
-            #expect(lines.filter { $0.hasPrefix("HTTP/1.1 POST /echo") || $0.hasPrefix("HTTP/1.1 PUT /echo") }.count == 3)
+            #expect(
+                lines.filter { $0.hasPrefix("HTTP/1.1 POST /echo") || $0.hasPrefix("HTTP/1.1 PUT /echo") }.count == 3)
             #expect(lines.contains { $0 == "HTTP/2.0 GET /small.bin 200" })
             #expect(!lines.contains { $0.hasPrefix("HTTP/2.0 POST") || $0.hasPrefix("HTTP/2.0 PUT") })
         }
@@ -160,7 +164,8 @@ struct NginxInteropTests {
         try await withNginx { servers, manager in
             for round in 0..<3 {
                 for index in 0..<4 {
-                    let get = try await manager.data(for: Request(url: servers.http1.appendingPathComponent("small.bin")))
+                    let get = try await manager.data(
+                        for: Request(url: servers.http1.appendingPathComponent("small.bin")))
                     #expect(get.data == Self.smallFile, "round \(round) GET \(index)")
                     let post = try await manager.data(
                         for: Request(

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import NIOConcurrencyHelpers
 import Testing
+
 @testable import Courier
 
 /// Records every log line so tests can look at what would have been printed.
@@ -30,14 +31,20 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
     @Test func credentialsKeepOnlyTheScheme() {
         #expect(redaction.redactedValue("Basic dXNlcjpwYXNzd29yZA==", forField: "Authorization") == "Basic <redacted>")
         #expect(redaction.redactedValue("Bearer eyJhbGciOi.x.y", forField: "authorization") == "Bearer <redacted>")
-        #expect(redaction.redactedValue("Digest username=\"u\", response=\"abc\"", forField: "PROXY-AUTHORIZATION") == "Digest <redacted>")
+        #expect(
+            redaction.redactedValue("Digest username=\"u\", response=\"abc\"", forField: "PROXY-AUTHORIZATION")
+                == "Digest <redacted>")
         #expect(redaction.redactedValue("rawtoken", forField: "Authorization") == "<redacted>")
     }
 
     @Test func cookiesKeepNamesAndAttributes() {
-        #expect(redaction.redactedValue("session=abc123; theme=dark", forField: "Cookie") == "session=<redacted>; theme=<redacted>")
+        #expect(
+            redaction.redactedValue("session=abc123; theme=dark", forField: "Cookie")
+                == "session=<redacted>; theme=<redacted>")
         #expect(redaction.redactedValue("lonely", forField: "Cookie") == "<redacted>")
-        #expect(redaction.redactedValue("id=s3cr3t; Path=/; HttpOnly; Secure", forField: "Set-Cookie") == "id=<redacted>; Path=/; HttpOnly; Secure")
+        #expect(
+            redaction.redactedValue("id=s3cr3t; Path=/; HttpOnly; Secure", forField: "Set-Cookie")
+                == "id=<redacted>; Path=/; HttpOnly; Secure")
     }
 
     @Test func otherFieldsPassAndExtraNamesAreHidden() {
@@ -56,7 +63,9 @@ final class RecordingLogHandler: LogHandler, @unchecked Sendable {
     }
 
     @Test func urlPasswordsAreHidden() throws {
-        #expect(redaction.redacted(try #require(URL(string: "http://user:pa55@127.0.0.1:8080/p?q=1"))) == "http://user:%3Credacted%3E@127.0.0.1:8080/p?q=1")
+        #expect(
+            redaction.redacted(try #require(URL(string: "http://user:pa55@127.0.0.1:8080/p?q=1")))
+                == "http://user:%3Credacted%3E@127.0.0.1:8080/p?q=1")
         #expect(redaction.redacted(try #require(URL(string: "http://127.0.0.1/p"))) == "http://127.0.0.1/p")
     }
 

@@ -6,7 +6,9 @@ import Testing
 
 /// Every error the multipart layer reports, each asserting its code.
 @Suite struct MultipartErrorTests {
-    func expectCode(_ code: CourierError.Code, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectCode(
+        _ code: CourierError.Code, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             try body()
             Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
@@ -17,7 +19,9 @@ import Testing
         }
     }
 
-    func expectCode(_ code: CourierError.Code, _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
+    func expectCode(
+        _ code: CourierError.Code, _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         do {
             try await body()
             Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
@@ -46,7 +50,9 @@ import Testing
         let directory = try TemporaryDirectory()
         var form = MultipartFormData()
         expectCode(.invalidFile) { try form.append(fileURL: URL(string: "http://example.com/a.png")!, name: "a") }
-        expectCode(.invalidFile) { try form.append(fileURL: directory.url.appendingPathComponent("missing.txt"), name: "a") }
+        expectCode(.invalidFile) {
+            try form.append(fileURL: directory.url.appendingPathComponent("missing.txt"), name: "a")
+        }
         expectCode(.invalidFile) { try form.append(fileURL: directory.url, name: "a") }
         expectCode(.invalidFile) { try form.append(fileURL: URL(fileURLWithPath: "/dev/null"), name: "a") }
         if getuid() != 0 {
@@ -55,7 +61,9 @@ import Testing
             expectCode(.invalidFile) { try form.append(fileURL: locked, name: "a") }
         }
         let ok = try directory.file("ok.txt", [1])
-        expectCode(.invalidHeader) { try form.append(fileURL: ok, name: "a", fileName: "a", mimeType: "text/plain\r\nX: y") }
+        expectCode(.invalidHeader) {
+            try form.append(fileURL: ok, name: "a", fileName: "a", mimeType: "text/plain\r\nX: y")
+        }
         #expect(form.partCount == 0)
         #expect(form.contentLength == 0)
     }
@@ -106,7 +114,9 @@ import Testing
         await expectCode(.bodyLengthMismatch) { _ = try await collectChunks(asyncLong) }
 
         var failing = MultipartFormData()
-        try failing.append(length: 3, name: "x") { InputStream(url: URL(fileURLWithPath: "/nonexistent/courier")) ?? InputStream(data: Data()) }
+        try failing.append(length: 3, name: "x") {
+            InputStream(url: URL(fileURLWithPath: "/nonexistent/courier")) ?? InputStream(data: Data())
+        }
         do {
             _ = try failing.encode()
             Issue.record("a stream that cannot open must fail")

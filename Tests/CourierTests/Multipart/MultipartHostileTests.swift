@@ -154,7 +154,8 @@ struct MultipartHostileTests {
                 let fileName = random.hostileString(maxScalars: 20)
                 let body = random.hostileBytes(count: Int.random(in: 0...64, using: &random))
                 form.append(Data(body), name: name, fileName: fileName, mimeType: "text/plain")
-                expected.append(("form-data; name=\"\(Self.escaped(name))\"; filename=\"\(Self.escaped(fileName))\"", body))
+                expected.append(
+                    ("form-data; name=\"\(Self.escaped(name))\"; filename=\"\(Self.escaped(fileName))\"", body))
             }
             let encoded = try form.encode()
             #expect(encoded.count == form.contentLength.map(Int.init))

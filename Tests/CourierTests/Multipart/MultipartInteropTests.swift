@@ -13,8 +13,14 @@ import Testing
     struct ManifestPart: Encodable {
         var name: String
         var filename: String?
-        var content_type: String?
+        var contentType: String?
         var data: String
+
+        // The Python side reads snake_case keys.
+        enum CodingKeys: String, CodingKey {
+            case name, filename, data
+            case contentType = "content_type"
+        }
     }
 
     struct ManifestCase: Encodable {
@@ -24,7 +30,9 @@ import Testing
     }
 
     /// Names without backslashes: see the script's notes on how Python parsers read them.
-    static let alphabet: [String] = ["a", "Z", "0", " ", "\"", "\r", "\n", "é", "日", "😀", ";", "=", "'", "%", "-", "/", "."]
+    static let alphabet: [String] = [
+        "a", "Z", "0", " ", "\"", "\r", "\n", "é", "日", "😀", ";", "=", "'", "%", "-", "/", ".",
+    ]
 
     static func name(_ rng: inout SplitMix64, suffix: String) -> String {
         (0..<Int.random(in: 0...10, using: &rng)).map { _ in alphabet.randomElement(using: &rng) ?? "a" }.joined()
@@ -38,7 +46,9 @@ import Testing
 
     static func bytes(_ rng: inout SplitMix64) -> [UInt8] {
         let roll = Int.random(in: 0..<100, using: &rng)
-        let count = roll < 70 ? Int.random(in: 0...100, using: &rng)
+        let count =
+            roll < 70
+            ? Int.random(in: 0...100, using: &rng)
             : roll < 98 ? Int.random(in: 0...8192, using: &rng) : Int.random(in: 0...(256 * 1024), using: &rng)
         var words = [UInt64](repeating: 0, count: (count + 7) / 8)
         for index in words.indices { words[index] = rng.next() }
@@ -61,40 +71,54 @@ import Testing
             case 1:
                 let value = bytes(&rng)
                 form.append(Data(value), name: name, fileName: fileName, mimeType: "application/x-test")
-                parts.append(ManifestPart(name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
-                                          content_type: "application/x-test", data: Data(value).base64EncodedString()))
+                parts.append(
+                    ManifestPart(
+                        name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
+                        contentType: "application/x-test", data: Data(value).base64EncodedString()))
             case 2:
                 let value = bytes(&rng)
                 form.append(ByteBuffer(bytes: value), name: name, fileName: fileName, mimeType: "image/gif")
-                parts.append(ManifestPart(name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
-                                          content_type: "image/gif", data: Data(value).base64EncodedString()))
+                parts.append(
+                    ManifestPart(
+                        name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
+                        contentType: "image/gif", data: Data(value).base64EncodedString()))
             case 3:
                 let value = bytes(&rng)
                 let url = try directory.file("interop-\(seed)-\(index).pdf", value)
                 try form.append(fileURL: url, name: name)
-                parts.append(ManifestPart(name: whatwgEscaped(name), filename: url.lastPathComponent,
-                                          content_type: "application/pdf", data: Data(value).base64EncodedString()))
+                parts.append(
+                    ManifestPart(
+                        name: whatwgEscaped(name), filename: url.lastPathComponent,
+                        contentType: "application/pdf", data: Data(value).base64EncodedString()))
             case 4:
                 let value = bytes(&rng)
                 let url = try directory.file("interop-\(seed)-\(index)", value)
                 try form.append(fileURL: url, name: name, fileName: fileName, mimeType: "audio/ogg")
-                parts.append(ManifestPart(name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
-                                          content_type: "audio/ogg", data: Data(value).base64EncodedString()))
+                parts.append(
+                    ManifestPart(
+                        name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
+                        contentType: "audio/ogg", data: Data(value).base64EncodedString()))
             case 5:
                 let value = bytes(&rng)
                 try form.append(length: Int64(value.count), name: name, fileName: fileName, mimeType: "video/webm") {
                     InputStream(data: Data(value))
                 }
-                parts.append(ManifestPart(name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
-                                          content_type: "video/webm", data: Data(value).base64EncodedString()))
+                parts.append(
+                    ManifestPart(
+                        name: whatwgEscaped(name), filename: whatwgEscaped(fileName),
+                        contentType: "video/webm", data: Data(value).base64EncodedString()))
             default:
                 let value = text(&rng)
                 try form.append(
-                    headers: [("X-Index", "\(index)"), ("Content-Type", "text/csv"),
-                              ("Content-Disposition", "form-data; name=\"\(whatwgEscaped(name))\"")],
+                    headers: [
+                        ("X-Index", "\(index)"), ("Content-Type", "text/csv"),
+                        ("Content-Disposition", "form-data; name=\"\(whatwgEscaped(name))\""),
+                    ],
                     body: Data(value.utf8))
-                parts.append(ManifestPart(name: whatwgEscaped(name), content_type: "text/csv",
-                                          data: Data(value.utf8).base64EncodedString()))
+                parts.append(
+                    ManifestPart(
+                        name: whatwgEscaped(name), contentType: "text/csv",
+                        data: Data(value.utf8).base64EncodedString()))
             }
         }
         let bodyURL = directory.url.appendingPathComponent("body-\(seed).multipart")

@@ -9,7 +9,8 @@ import Testing
     func sampleForm(_ directory: TemporaryDirectory) throws -> MultipartFormData {
         var form = try MultipartFormData(boundary: "sample-boundary")
         form.append("text", name: "t")
-        form.append(Data(repeating: 3, count: 200_000), name: "big", fileName: "big.bin", mimeType: "application/octet-stream")
+        form.append(
+            Data(repeating: 3, count: 200_000), name: "big", fileName: "big.bin", mimeType: "application/octet-stream")
         let file = try directory.file("f.txt", Array(repeating: 0x61, count: 2_500_000))
         try form.append(fileURL: file, name: "file")
         form.append(ByteBuffer(bytes: Array(repeating: 5, count: 1000)), name: "buffer")
@@ -112,7 +113,8 @@ import Testing
 
         #expect(MultipartFormData.Throttle.suggestedPacketSize == 16 * 1024)
         #expect(MultipartFormData.Throttle.suggestedDelay == 0.2)
-        #expect(MultipartFormData.Throttle(packetSize: 0, delay: -1) == MultipartFormData.Throttle(packetSize: 1, delay: 0))
+        #expect(
+            MultipartFormData.Throttle(packetSize: 0, delay: -1) == MultipartFormData.Throttle(packetSize: 1, delay: 0))
     }
 
     @Test func copiesAreIndependentValues() throws {

@@ -42,7 +42,8 @@ import Testing
                 + "\r\n--serializer-boundary--\r\n").utf8)
         #expect(try await bodyBytes(request) == expected)
         #expect(request.method == .post)
-        #expect(request.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=serializer-boundary")
+        #expect(
+            request.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=serializer-boundary")
         #expect(request.value(forHTTPHeaderField: "Content-Length") == String(expected.count))
         #expect(request.value(forHTTPHeaderField: "X-Key") == "abc")
         #expect(request.body.contentLength == Int64(expected.count))
@@ -88,7 +89,8 @@ import Testing
             }
         }
         do {
-            _ = try HTTPRequestSerializer().multipartFormRequest(method: .post, urlString: "http://127.0.0.1/") { form in
+            _ = try HTTPRequestSerializer().multipartFormRequest(method: .post, urlString: "http://127.0.0.1/") {
+                form in
                 form.append(Data(), name: "a", fileName: "a", mimeType: "bad\r\nvalue")
             }
             Issue.record("expected .invalidHeader")
@@ -136,7 +138,8 @@ import Testing
 
         let plain = try serializer.request(method: .post, urlString: "http://127.0.0.1/", parameters: ["a": "b"])
         do {
-            _ = try serializer.request(multipartFormRequest: plain, writingStreamContentsTo: directory.url.appendingPathComponent("x"))
+            _ = try serializer.request(
+                multipartFormRequest: plain, writingStreamContentsTo: directory.url.appendingPathComponent("x"))
             Issue.record("expected .notAMultipartBody")
         } catch let error as CourierError {
             #expect(error.code == .notAMultipartBody)

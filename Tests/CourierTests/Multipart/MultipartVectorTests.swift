@@ -55,7 +55,9 @@ import Testing
     @Test func alamofireSingleDataPart() throws {
         var form = try fixedForm()
         form.append(Data("Lorem ipsum dolor sit amet.".utf8), name: "data")
-        let expected = bytes([first, "Content-Disposition: form-data; name=\"data\"\r\n\r\n", "Lorem ipsum dolor sit amet.", last])
+        let expected = bytes([
+            first, "Content-Disposition: form-data; name=\"data\"\r\n\r\n", "Lorem ipsum dolor sit amet.", last,
+        ])
         #expect(Array(try form.encode()) == expected)
     }
 
@@ -77,12 +79,15 @@ import Testing
     /// Alamofire's file, stream and mixed vectors, with stand-in image files.
     @Test func alamofireFilesStreamsAndMixedParts() throws {
         let directory = try TemporaryDirectory()
-        let unicornBytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8($0 % 251) }
+        let unicornBytes: [UInt8] =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8($0 % 251) }
         let rainbowBytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + (0..<70_000).map { UInt8($0 % 241) }
         let unicorn = try directory.file("unicorn.png", unicornBytes)
         let rainbow = try directory.file("rainbow.jpg", rainbowBytes)
-        let unicornHead = "Content-Disposition: form-data; name=\"unicorn\"; filename=\"unicorn.png\"\r\nContent-Type: image/png\r\n\r\n"
-        let rainbowHead = "Content-Disposition: form-data; name=\"rainbow\"; filename=\"rainbow.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"
+        let unicornHead =
+            "Content-Disposition: form-data; name=\"unicorn\"; filename=\"unicorn.png\"\r\nContent-Type: image/png\r\n\r\n"
+        let rainbowHead =
+            "Content-Disposition: form-data; name=\"rainbow\"; filename=\"rainbow.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"
 
         var files = try fixedForm()
         try files.append(fileURL: unicorn, name: "unicorn")
@@ -91,17 +96,22 @@ import Testing
         #expect(Array(try files.encode()) == filesExpected)
 
         var streams = try fixedForm()
-        try streams.append(InputStream(data: Data(unicornBytes)), length: Int64(unicornBytes.count),
-                           name: "unicorn", fileName: "unicorn.png", mimeType: "image/png")
-        try streams.append(length: Int64(rainbowBytes.count), name: "rainbow", fileName: "rainbow.jpg",
-                           mimeType: "image/jpeg") { InputStream(data: Data(rainbowBytes)) }
+        try streams.append(
+            InputStream(data: Data(unicornBytes)), length: Int64(unicornBytes.count),
+            name: "unicorn", fileName: "unicorn.png", mimeType: "image/png")
+        try streams.append(
+            length: Int64(rainbowBytes.count), name: "rainbow", fileName: "rainbow.jpg",
+            mimeType: "image/jpeg"
+        ) { InputStream(data: Data(rainbowBytes)) }
         #expect(Array(try streams.encode()) == filesExpected)
 
         var mixed = try fixedForm()
         mixed.append(Data("Lorem ipsum.".utf8), name: "lorem")
         try mixed.append(fileURL: unicorn, name: "unicorn")
-        try mixed.append(length: Int64(rainbowBytes.count), name: "rainbow", fileName: "rainbow.jpg",
-                         mimeType: "image/jpeg") { InputStream(data: Data(rainbowBytes)) }
+        try mixed.append(
+            length: Int64(rainbowBytes.count), name: "rainbow", fileName: "rainbow.jpg",
+            mimeType: "image/jpeg"
+        ) { InputStream(data: Data(rainbowBytes)) }
         let mixedExpected = bytes([
             first, "Content-Disposition: form-data; name=\"lorem\"\r\n\r\n", "Lorem ipsum.",
             between, unicornHead, unicornBytes, between, rainbowHead, rainbowBytes, last,
@@ -112,8 +122,9 @@ import Testing
 
     @Test func namesAndFileNamesAreEscapedAsBrowsersDo() throws {
         var form = try fixedForm()
-        form.append(Data("x".utf8), name: "a\"b\r\nc\\d", fileName: "evil\"\r\nContent-Type: text/html\r\n\r\n.txt",
-                    mimeType: "text/plain")
+        form.append(
+            Data("x".utf8), name: "a\"b\r\nc\\d", fileName: "evil\"\r\nContent-Type: text/html\r\n\r\n.txt",
+            mimeType: "text/plain")
         let expected = bytes([
             first,
             "Content-Disposition: form-data; name=\"a%22b%0D%0Ac\\d\"; "
@@ -140,8 +151,10 @@ import Testing
     @Test func rawHeadersGoInFixedOrder() throws {
         var form = try fixedForm()
         try form.append(
-            headers: [("X-B", "2"), ("Content-Type", "text/csv"), ("X-A", "1"),
-                      ("Content-Disposition", "form-data; name=\"raw\"")],
+            headers: [
+                ("X-B", "2"), ("Content-Type", "text/csv"), ("X-A", "1"),
+                ("Content-Disposition", "form-data; name=\"raw\""),
+            ],
             body: Data("a,b".utf8))
         let expected = bytes([
             first, "Content-Disposition: form-data; name=\"raw\"\r\nContent-Type: text/csv\r\nX-B: 2\r\nX-A: 1\r\n\r\n",
@@ -154,7 +167,8 @@ import Testing
         var form = try fixedForm()
         let large = [UInt8](repeating: 0x41, count: MultipartFormData.inlineDataLimit + 1)
         form.append(Data(large), name: "large")
-        form.append(ByteBuffer(bytes: [1, 2, 3]), name: "buffer", fileName: "b.bin", mimeType: "application/octet-stream")
+        form.append(
+            ByteBuffer(bytes: [1, 2, 3]), name: "buffer", fileName: "b.bin", mimeType: "application/octet-stream")
         form.append(ByteBuffer(), name: "empty")
         let expected = bytes([
             first, "Content-Disposition: form-data; name=\"large\"\r\n\r\n", large, between,

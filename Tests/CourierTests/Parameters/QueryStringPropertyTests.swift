@@ -28,7 +28,8 @@ struct QueryStringPropertyTests {
             try #require(pieces.count == pairs.count, "\(context): \(pieces.count) pieces for \(pairs.count) pairs")
             for (piece, pair) in zip(pieces, pairs) {
                 let halves = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                #expect(percentDecoded(halves[0]) == Array(pair.key.utf8), "\(context): key \(pair.key.debugDescription)")
+                #expect(
+                    percentDecoded(halves[0]) == Array(pair.key.utf8), "\(context): key \(pair.key.debugDescription)")
                 if let text = pair.value.formText {
                     #expect(halves.count == 2, "\(context)")
                     #expect(halves.count == 2 && percentDecoded(halves[1]) == Array(text.utf8), "\(context)")
@@ -45,8 +46,9 @@ struct QueryStringPropertyTests {
         for iteration in 0..<2_000 {
             let text = random.hostileString(maxScalars: 64)
             let escaped = QueryString.percentEscaped(text)
-            #expect(isWellFormedQuery(escaped) && !escaped.contains("&") && !escaped.contains("="),
-                    "seed \(seed), iteration \(iteration)")
+            #expect(
+                isWellFormedQuery(escaped) && !escaped.contains("&") && !escaped.contains("="),
+                "seed \(seed), iteration \(iteration)")
             #expect(percentDecoded(Substring(escaped)) == Array(text.utf8), "seed \(seed), iteration \(iteration)")
         }
     }
@@ -94,12 +96,16 @@ struct QueryStringPropertyTests {
         case 3: return .bool(Bool.random(using: &random))
         case 4: return .null
         case 5: return .data(Data(random.hostileBytes(count: Int.random(in: 0...12, using: &random))))
-        case 6: return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in randomValue(&random, depth: depth - 1) })
+        case 6:
+            return .array(
+                (0..<Int.random(in: 0...3, using: &random)).map { _ in randomValue(&random, depth: depth - 1) })
         case 7: return .dictionary(randomTree(&random, depth: depth - 1))
         default:
-            return .set(Set((0..<Int.random(in: 0...3, using: &random)).map { _ in
-                ParameterValue.string(random.hostileString(maxScalars: 6))
-            }))
+            return .set(
+                Set(
+                    (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                        ParameterValue.string(random.hostileString(maxScalars: 6))
+                    }))
         }
     }
 

@@ -29,7 +29,9 @@ enum ReferenceQueryString {
         case .dictionary(let dictionary):
             let keys = dictionary.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
             for name in keys {
-                if let nested = dictionary[name] { pairs(nested, key: top ? name : key + "[" + name + "]", top: false, into: &result) }
+                if let nested = dictionary[name] {
+                    pairs(nested, key: top ? name : key + "[" + name + "]", top: false, into: &result)
+                }
             }
         case .array(let values):
             for element in values { pairs(element, key: key + "[]", top: false, into: &result) }
@@ -56,8 +58,12 @@ enum ReferenceQueryString {
 /// sharing long prefixes, keys that are prefixes of one another, NUL, and scalars whose UTF-16
 /// order differs from their UTF-8 order.
 enum WideTrees {
-    static let keyAlphabet: [String] = ["a", "b", "Z", "0", "\u{0}", " ", "&", "[", "]", "ä", "€", "😀", "\u{E000}", "\u{FF21}", "\u{10FFFF}", "_"]
-    static let sharedStems = ["", "parameter_name_", "parameter_name_with_a_long_stem_", "a", "\u{FF21}\u{FF21}\u{FF21}\u{FF21}\u{FF21}"]
+    static let keyAlphabet: [String] = [
+        "a", "b", "Z", "0", "\u{0}", " ", "&", "[", "]", "ä", "€", "😀", "\u{E000}", "\u{FF21}", "\u{10FFFF}", "_",
+    ]
+    static let sharedStems = [
+        "", "parameter_name_", "parameter_name_with_a_long_stem_", "a", "\u{FF21}\u{FF21}\u{FF21}\u{FF21}\u{FF21}",
+    ]
 
     static func key(_ rng: inout SeededGenerator) -> String {
         let stem = sharedStems.randomElement(using: &rng) ?? ""
@@ -79,7 +85,9 @@ enum WideTrees {
 
     static func dictionary(_ rng: inout SeededGenerator, depth: Int) -> [String: ParameterValue] {
         // Mostly small, sometimes past the insertion-sort limit of 16 entries.
-        let count = Int.random(in: 0..<4, using: &rng) == 0 ? Int.random(in: 17...60, using: &rng) : Int.random(in: 0...8, using: &rng)
+        let count =
+            Int.random(in: 0..<4, using: &rng) == 0
+            ? Int.random(in: 17...60, using: &rng) : Int.random(in: 0...8, using: &rng)
         var result: [String: ParameterValue] = [:]
         for _ in 0..<count { result[key(&rng)] = value(&rng, depth: depth) }
         return result
@@ -117,7 +125,8 @@ enum WideTrees {
     @Test func deepTreesWithDictionariesAtEveryLevelMatchTheReference() {
         var value: ParameterValue = ["z": 1, "y": [true, nil], "x": .set(["b", "a"])]
         for level in 0..<260 {
-            value = level.isMultiple(of: 2)
+            value =
+                level.isMultiple(of: 2)
                 ? ["k\(level)": value, "a": .string("s\(level)"), "\u{FF21}": .int(level)]
                 : .array([value, .int(level)])
         }

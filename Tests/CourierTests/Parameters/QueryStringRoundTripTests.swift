@@ -19,7 +19,10 @@ struct SeededGenerator: RandomNumberGenerator {
 /// Random parameter trees, and an independent reference flattening written from the rules
 /// rather than from Courier's code.
 enum RandomTrees {
-    static let alphabet: [String] = ["a", "Z", "0", " ", "&", "=", "%", "+", "/", "?", "#", "-", "_", "~", ".", "ä", "ß", "€", "😀", "👍🏽", "\u{E000}", "\u{FF21}", "é", "\"", "'", "\t", ":", ";", ",", "@"]
+    static let alphabet: [String] = [
+        "a", "Z", "0", " ", "&", "=", "%", "+", "/", "?", "#", "-", "_", "~", ".", "ä", "ß", "€", "😀", "👍🏽", "\u{E000}",
+        "\u{FF21}", "é", "\"", "'", "\t", ":", ";", ",", "@",
+    ]
 
     static func string(_ rng: inout SeededGenerator, maxLength: Int = 6) -> String {
         let length = Int.random(in: 0...maxLength, using: &rng)
@@ -32,7 +35,9 @@ enum RandomTrees {
         case 1: return .double([0.5, -2.25, 3.0, 1e-7, 123456.75, -0.0].randomElement(using: &rng) ?? 1)
         case 2: return .bool(Bool.random(using: &rng))
         case 3: return .null
-        case 4: return .data(Data((0..<Int.random(in: 0...5, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+        case 4:
+            return .data(
+                Data((0..<Int.random(in: 0...5, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
         default: return .string(string(&rng))
         }
     }
@@ -53,7 +58,9 @@ enum RandomTrees {
 
     static func dictionary(_ rng: inout SeededGenerator, depth: Int) -> [String: ParameterValue] {
         var result: [String: ParameterValue] = [:]
-        for _ in 0..<Int.random(in: 0...4, using: &rng) { result[string(&rng, maxLength: 4)] = value(&rng, depth: depth) }
+        for _ in 0..<Int.random(in: 0...4, using: &rng) {
+            result[string(&rng, maxLength: 4)] = value(&rng, depth: depth)
+        }
         return result
     }
 

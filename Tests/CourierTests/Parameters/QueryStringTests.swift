@@ -5,8 +5,11 @@ import Testing
 
 @Suite struct PercentEscapingTests {
     @Test func reservedCharactersAreEscapedExceptSlashAndQuestionMark() {
-        #expect(QueryString.percentEscaped(":#[]@!$&'()*+,;=?/") == "%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D?/")
-        #expect(QueryString.percentEscaped(" :#[]@!$&'()*+,;=/?") == "%20%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D/?")
+        #expect(
+            QueryString.percentEscaped(":#[]@!$&'()*+,;=?/") == "%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D?/")
+        #expect(
+            QueryString.percentEscaped(" :#[]@!$&'()*+,;=/?") == "%20%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D/?"
+        )
     }
 
     @Test func unreservedCharactersStayLiteral() {
@@ -17,7 +20,9 @@ import Testing
     @Test func everyOtherASCIIByteIsEscapedUpperCase() {
         for byte in UInt8(0)...UInt8(127) {
             let text = String(decoding: [byte], as: UTF8.self)
-            let literal = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || "-._~/?".utf8.contains(byte)
+            let literal =
+                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                || "-._~/?".utf8.contains(byte)
             let expected = literal ? text : "%" + String(format: "%02X", byte)
             #expect(QueryString.percentEscaped(text) == expected, "byte \(byte)")
         }
@@ -53,7 +58,9 @@ import Testing
     }
 
     @Test func loneSurrogatesAreAnErrorNotACrash() {
-        let cases: [[UInt16]] = [[0x61, 0xD83D], [0xD83D, 0x61], [0xDE14], [0x61, 0xDE14, 0x62], [0xD83D, 0xD83D, 0xDE14]]
+        let cases: [[UInt16]] = [
+            [0x61, 0xD83D], [0xD83D, 0x61], [0xDE14], [0x61, 0xDE14, 0x62], [0xD83D, 0xD83D, 0xDE14],
+        ]
         for units in cases {
             #expect(throws: CourierError.self) { try QueryString.percentEscaped(utf16: units) }
         }
@@ -91,7 +98,9 @@ import Testing
         #expect(QueryString.encode(["t": true, "f": false]) == "f=0&t=1")
         #expect(QueryString.encode(["n": nil]) == "n")
         #expect(QueryString.encode(["n": nil, "a[b]": .null]) == "a%5Bb%5D&n")
-        #expect(QueryString.encode(["d": 3.0, "e": 0.1, "g": -2.5, "h": 1e20, "z": -0.0]) == "d=3&e=0.1&g=-2.5&h=1e%2B20&z=-0")
+        #expect(
+            QueryString.encode(["d": 3.0, "e": 0.1, "g": -2.5, "h": 1e20, "z": -0.0])
+                == "d=3&e=0.1&g=-2.5&h=1e%2B20&z=-0")
         #expect(QueryString.encode(["i": -42, "m": .int(Int.min)]) == "i=-42&m=-9223372036854775808")
         #expect(QueryString.encode(["data": .data(Data([0xFB, 0xFF, 0x00, 0x41]))]) == "data=%2B/8AQQ%3D%3D")
         #expect(QueryString.encode(["empty": ""]) == "empty=")
@@ -144,7 +153,10 @@ import Testing
         let pairs = try QueryString.pairs(params)
         #expect(pairs.map(\.key) == ["flag", "key1", "key2[key][]", "key2[key][]", "n"])
         #expect(pairs.map(\.value) == [true, "value1", 1, "value", nil])
-        #expect(pairs.map(\.urlEncoded) == ["flag=1", "key1=value1", "key2%5Bkey%5D%5B%5D=1", "key2%5Bkey%5D%5B%5D=value", "n"])
+        #expect(
+            pairs.map(\.urlEncoded) == [
+                "flag=1", "key1=value1", "key2%5Bkey%5D%5B%5D=1", "key2%5Bkey%5D%5B%5D=value", "n",
+            ])
         #expect(QueryString.encode(pairs: pairs) == QueryString.encode(params))
     }
 
@@ -174,19 +186,27 @@ import Testing
     @Test func benchmarkShapeEncodesAllPairs() throws {
         var params = Parameters()
         for index in 0..<1_000 {
-            params["key\(index)"] = ["name": .string("value \(index) ä&="), "n": .int(index), "flag": .bool(index % 2 == 0), "list": [1, 2, 3]]
+            params["key\(index)"] = [
+                "name": .string("value \(index) ä&="), "n": .int(index), "flag": .bool(index % 2 == 0),
+                "list": [1, 2, 3],
+            ]
         }
         let encoded = QueryString.encode(params)
         let parts = encoded.split(separator: "&")
         #expect(parts.count == 6_000)
-        #expect(parts.prefix(6) == ["key0%5Bflag%5D=1", "key0%5Blist%5D%5B%5D=1", "key0%5Blist%5D%5B%5D=2", "key0%5Blist%5D%5B%5D=3", "key0%5Bn%5D=0", "key0%5Bname%5D=value%200%20%C3%A4%26%3D"])
+        #expect(
+            parts.prefix(6) == [
+                "key0%5Bflag%5D=1", "key0%5Blist%5D%5B%5D=1", "key0%5Blist%5D%5B%5D=2", "key0%5Blist%5D%5B%5D=3",
+                "key0%5Bn%5D=0", "key0%5Bname%5D=value%200%20%C3%A4%26%3D",
+            ])
         #expect(try QueryString.pairs(params).count == 6_000)
     }
 }
 
 @Suite struct FoundationParameterTests {
     @Test func convertsJSONSerializationOutput() throws {
-        let json = #"{"s":"x","i":7,"d":1.5,"t":true,"f":false,"n":null,"a":[1,"b",{"c":null}],"o":{"k":[]},"big":18446744073709551615}"#
+        let json =
+            #"{"s":"x","i":7,"d":1.5,"t":true,"f":false,"n":null,"a":[1,"b",{"c":null}],"o":{"k":[]},"big":18446744073709551615}"#
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8))
         let params = try ParameterValue.parameters(foundation: object)
         let expected: Parameters = [

@@ -55,7 +55,8 @@ private struct CustomError: Error, Equatable {}
     @Test func structsNestAndSortByDefault() throws {
         #expect(
             try encoder.encode(Profile())
-                == "active=1&address%5Bcity%5D=K%C3%B6ln&age=30&name=Zo%C3%AB%20Smith&nested%5Ba%5D=a&ratio=1.5&tags%5B%5D=a&tags%5B%5D=b")
+                == "active=1&address%5Bcity%5D=K%C3%B6ln&age=30&name=Zo%C3%AB%20Smith&nested%5Ba%5D=a&ratio=1.5&tags%5B%5D=a&tags%5B%5D=b"
+        )
         #expect(try encoder.encode(["one": "one", "two": "2", "three": "1"]) == "one=one&three=1&two=2")
     }
 
@@ -71,12 +72,19 @@ private struct CustomError: Error, Equatable {}
 
     @Test func arrayEncodings() throws {
         #expect(try URLEncodedFormEncoder(arrayEncoding: .noBrackets).encode(["array": [1, 2]]) == "array=1&array=2")
-        #expect(try URLEncodedFormEncoder(arrayEncoding: .custom { key, index in "\(key).\(index + 1)" }).encode(["array": [1, 2]]) == "array.1=1&array.2=2")
         #expect(
-            try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode(["foo": [["bar": 2], ["qux": 3], ["quy": 4]]])
+            try URLEncodedFormEncoder(arrayEncoding: .custom { key, index in "\(key).\(index + 1)" }).encode([
+                "array": [1, 2]
+            ]) == "array.1=1&array.2=2")
+        #expect(
+            try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode([
+                "foo": [["bar": 2], ["qux": 3], ["quy": 4]]
+            ])
                 == "foo%5B0%5D%5Bbar%5D=2&foo%5B1%5D%5Bqux%5D=3&foo%5B2%5D%5Bquy%5D=4")
         #expect(
-            try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode(["foo": [["bar": true], ["qux": false], ["quy": true]]])
+            try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode([
+                "foo": [["bar": true], ["qux": false], ["quy": true]]
+            ])
                 == "foo%5B0%5D%5Bbar%5D=1&foo%5B1%5D%5Bqux%5D=0&foo%5B2%5D%5Bquy%5D=1")
     }
 
@@ -89,8 +97,13 @@ private struct CustomError: Error, Equatable {}
     @Test func dataEncodings() throws {
         let data = Data("data".utf8)
         #expect(try encoder.encode(["data": data]) == "data=ZGF0YQ%3D%3D")
-        #expect(try URLEncodedFormEncoder(dataEncoding: .deferredToData).encode(["data": Data([1, 2])]) == "data%5B%5D=1&data%5B%5D=2")
-        #expect(try URLEncodedFormEncoder(dataEncoding: .custom { String(decoding: $0, as: UTF8.self) }).encode(["data": data]) == "data=data")
+        #expect(
+            try URLEncodedFormEncoder(dataEncoding: .deferredToData).encode(["data": Data([1, 2])])
+                == "data%5B%5D=1&data%5B%5D=2")
+        #expect(
+            try URLEncodedFormEncoder(dataEncoding: .custom { String(decoding: $0, as: UTF8.self) }).encode([
+                "data": data
+            ]) == "data=data")
         #expect(throws: CustomError()) {
             try URLEncodedFormEncoder(dataEncoding: .custom { _ in throw CustomError() }).encode(["data": data])
         }
@@ -99,9 +112,13 @@ private struct CustomError: Error, Equatable {}
     @Test func dateEncodings() throws {
         let date = Date(timeIntervalSinceReferenceDate: 123.456)
         #expect(try URLEncodedFormEncoder(dateEncoding: .deferredToDate).encode(["date": date]) == "date=123.456")
-        #expect(try URLEncodedFormEncoder(dateEncoding: .secondsSince1970).encode(["date": date]) == "date=978307323.456")
-        #expect(try URLEncodedFormEncoder(dateEncoding: .millisecondsSince1970).encode(["date": date]) == "date=978307323456.0")
-        #expect(try URLEncodedFormEncoder(dateEncoding: .iso8601).encode(["date": date]) == "date=2001-01-01T00%3A02%3A03Z")
+        #expect(
+            try URLEncodedFormEncoder(dateEncoding: .secondsSince1970).encode(["date": date]) == "date=978307323.456")
+        #expect(
+            try URLEncodedFormEncoder(dateEncoding: .millisecondsSince1970).encode(["date": date])
+                == "date=978307323456.0")
+        #expect(
+            try URLEncodedFormEncoder(dateEncoding: .iso8601).encode(["date": date]) == "date=2001-01-01T00%3A02%3A03Z")
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSSS"
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
@@ -110,7 +127,10 @@ private struct CustomError: Error, Equatable {}
         #expect(
             try URLEncodedFormEncoder(dateEncoding: .formatted(.init(formatter))).encode(["date": date])
                 == "date=2001-01-01%2000%3A02%3A03.4560")
-        #expect(try URLEncodedFormEncoder(dateEncoding: .custom { "\($0.timeIntervalSinceReferenceDate)" }).encode(["date": date]) == "date=123.456")
+        #expect(
+            try URLEncodedFormEncoder(dateEncoding: .custom { "\($0.timeIntervalSinceReferenceDate)" }).encode([
+                "date": date
+            ]) == "date=123.456")
         #expect(throws: CustomError()) {
             try URLEncodedFormEncoder(dateEncoding: .custom { _ in throw CustomError() }).encode(["date": date])
         }
@@ -118,8 +138,10 @@ private struct CustomError: Error, Equatable {}
 
     @Test func keyEncodings() throws {
         let value = ["oneTwoThree": "oneTwoThree"]
-        #expect(try URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase).encode(value) == "one_two_three=oneTwoThree")
-        #expect(try URLEncodedFormEncoder(keyEncoding: .convertToKebabCase).encode(value) == "one-two-three=oneTwoThree")
+        #expect(
+            try URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase).encode(value) == "one_two_three=oneTwoThree")
+        #expect(
+            try URLEncodedFormEncoder(keyEncoding: .convertToKebabCase).encode(value) == "one-two-three=oneTwoThree")
         #expect(try URLEncodedFormEncoder(keyEncoding: .capitalized).encode(value) == "OneTwoThree=oneTwoThree")
         #expect(try URLEncodedFormEncoder(keyEncoding: .lowercased).encode(value) == "onetwothree=oneTwoThree")
         #expect(try URLEncodedFormEncoder(keyEncoding: .uppercased).encode(value) == "ONETWOTHREE=oneTwoThree")
@@ -128,7 +150,9 @@ private struct CustomError: Error, Equatable {}
         #expect(URLEncodedFormEncoder.KeyEncoding.splitWords("URLProperty", separator: "_") == "url_property")
         #expect(URLEncodedFormEncoder.KeyEncoding.splitWords("oneTWO", separator: "_") == "one_two")
         #expect(URLEncodedFormEncoder.KeyEncoding.splitWords("a1B", separator: "-") == "a1-b")
-        #expect(try URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase).encode(["oneTwo": ["threeFour": 1]]) == "one_two%5Bthree_four%5D=1")
+        #expect(
+            try URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase).encode(["oneTwo": ["threeFour": 1]])
+                == "one_two%5Bthree_four%5D=1")
     }
 
     @Test func keyPathEncodings() throws {
@@ -145,15 +169,23 @@ private struct CustomError: Error, Equatable {}
         #expect(try URLEncodedFormEncoder(nilEncoding: .null).encode(Optionals()) == "one=one&two=null")
         #expect(try URLEncodedFormEncoder(nilEncoding: .dropValue).encode(single) == "a=")
         #expect(try URLEncodedFormEncoder(nilEncoding: .dropValue).encode(Optionals()) == "one=one&two=")
-        #expect(try URLEncodedFormEncoder(nilEncoding: .null).encode(["list": [1, nil, 3]]) == "list%5B%5D=1&list%5B%5D=3&list%5B%5D=null")
+        #expect(
+            try URLEncodedFormEncoder(nilEncoding: .null).encode(["list": [1, nil, 3]])
+                == "list%5B%5D=1&list%5B%5D=3&list%5B%5D=null")
     }
 
     @Test func spaceEncodingsAndEscaping() throws {
-        #expect(try URLEncodedFormEncoder(spaceEncoding: .plusReplaced).encode(["spaces": "replace with spaces"]) == "spaces=replace+with+spaces")
+        #expect(
+            try URLEncodedFormEncoder(spaceEncoding: .plusReplaced).encode(["spaces": "replace with spaces"])
+                == "spaces=replace+with+spaces")
         #expect(try encoder.encode(["spaces": "a b"]) == "spaces=a%20b")
-        #expect(try URLEncodedFormEncoder(allowedCharacters: .alphanumerics).encode(["allowed": "?/"]) == "allowed=%3F%2F")
-        #expect(try encoder.encode(["reserved": ":#[]@!$&'()*+,;="]) == "reserved=%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D")
-        #expect(try encoder.encode(["illegal": " \"#%<>[]\\^`{}|"]) == "illegal=%20%22%23%25%3C%3E%5B%5D%5C%5E%60%7B%7D%7C")
+        #expect(
+            try URLEncodedFormEncoder(allowedCharacters: .alphanumerics).encode(["allowed": "?/"]) == "allowed=%3F%2F")
+        #expect(
+            try encoder.encode(["reserved": ":#[]@!$&'()*+,;="])
+                == "reserved=%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D")
+        #expect(
+            try encoder.encode(["illegal": " \"#%<>[]\\^`{}|"]) == "illegal=%20%22%23%25%3C%3E%5B%5D%5C%5E%60%7B%7D%7C")
         #expect(try encoder.encode(["foo&bar": "baz&qux", "foobar": "bazqux"]) == "foo%26bar=baz%26qux&foobar=bazqux")
         #expect(try encoder.encode(["?foo?": "?bar?"]) == "?foo?=?bar?")
         #expect(try encoder.encode(["foo": "/bar/baz/qux"]) == "foo=/bar/baz/qux")

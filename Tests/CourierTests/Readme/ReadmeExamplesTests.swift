@@ -38,7 +38,8 @@ import Testing
     @Test func multipartForm() async throws {
         let server = try await TestServer.start()
         let session = SessionManager()
-        let postURL = server.baseURL.appendingPathComponent("post").absoluteString  // README: http://127.0.0.1:8080/post
+        // README: http://127.0.0.1:8080/post
+        let postURL = server.baseURL.appendingPathComponent("post").absoluteString
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -84,7 +85,8 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let query = "swift", page = 2
+        let query = "swift"
+        let page = 2
         let found = try await manager.get("get", parameters: ["q": .init(query), "page": .init(page)], as: Echo.self)
         #expect(found.value.args == ["page": "2", "q": "swift"])
 
@@ -117,7 +119,9 @@ import Testing
         #expect(upload.value.form == ["a": "b"])
         #expect(upload.response.statusCode == 200)
         #expect(sent.last == upload.request.body.contentLength)
-        #expect(upload.request.value(forHTTPHeaderField: "Content-Length") == upload.request.body.contentLength.map(String.init))
+        #expect(
+            upload.request.value(forHTTPHeaderField: "Content-Length")
+                == upload.request.body.contentLength.map(String.init))
 
         let destination = directory.appendingPathComponent("bytes.bin")
         let file = try await manager.download("bytes/1000000", to: destination, progress: { _ in })
@@ -170,12 +174,15 @@ extension ReadmeExamplesTests {
         var configuration = SessionManager.Configuration()
         configuration.cookieStorage = jar
         let session = HTTPSessionManager(baseURL: server.baseURL, configuration: configuration)
-        let echo = try await session.get("cookies/set", parameters: ["theme": "dark"], as: [String: [String: String]].self)
+        let echo = try await session.get(
+            "cookies/set", parameters: ["theme": "dark"], as: [String: [String: String]].self)
         #expect(echo.value["cookies"] == ["theme": "dark"])
         let cookies = jar.cookies(for: server.baseURL)
         #expect(cookies.map(\.description) == ["theme=dark; Path=/"])
         try jar.saveNetscapeCookieFile(to: cookiesTxt)
-        #expect(try String(contentsOf: cookiesTxt, encoding: .utf8).hasSuffix("127.0.0.1\tFALSE\t/\tFALSE\t0\ttheme\tdark\n"))
+        #expect(
+            try String(contentsOf: cookiesTxt, encoding: .utf8).hasSuffix(
+                "127.0.0.1\tFALSE\t/\tFALSE\t0\ttheme\tdark\n"))
 
         try await session.shutdown()
         try await server.shutdown()

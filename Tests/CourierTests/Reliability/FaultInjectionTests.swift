@@ -1,10 +1,10 @@
+import CourierTestServer
 import Crypto
 import Foundation
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// Runs `body` with a test server and a session manager on a transport configured by `transport`.
 @discardableResult
@@ -128,7 +128,8 @@ struct FaultInjectionTests {
     @Test func aContentLengthLongerThanTheBodyIsATypedError() async throws {
         try await withFaultSession { server, manager, _ in
             await expectFailure([.connectionFailed, .transportFailed, .bodyLengthMismatch]) {
-                try await manager.data(for: Request(url: server.url("/fault/wrong-content-length?declared=100&actual=50")))
+                try await manager.data(
+                    for: Request(url: server.url("/fault/wrong-content-length?declared=100&actual=50")))
             }
         }
     }
@@ -200,17 +201,21 @@ struct FaultInjectionTests {
             let truncated = LockedSlot<Bool>()
             var request = Request(method: .post, url: server.url("/upload"))
             request.body = try .file(file)
-            let error = await expectFailure([.bodyLengthMismatch, .transportFailed, .connectionFailed, .invalidFile, .streamReadFailed]) {
-                try await manager.data(for: request, uploadProgress: { _ in
-                    // At the first progress report the file shrinks under the reader.
-                    if truncated.value == nil {
-                        truncated.value = true
-                        if let handle = try? FileHandle(forWritingTo: file) {
-                            try? handle.truncate(atOffset: 1024)
-                            try? handle.close()
+            let error = await expectFailure([
+                .bodyLengthMismatch, .transportFailed, .connectionFailed, .invalidFile, .streamReadFailed,
+            ]) {
+                try await manager.data(
+                    for: request,
+                    uploadProgress: { _ in
+                        // At the first progress report the file shrinks under the reader.
+                        if truncated.value == nil {
+                            truncated.value = true
+                            if let handle = try? FileHandle(forWritingTo: file) {
+                                try? handle.truncate(atOffset: 1024)
+                                try? handle.close()
+                            }
                         }
-                    }
-                })
+                    })
             }
             #expect(error != nil)
         }
@@ -223,7 +228,9 @@ struct FaultInjectionTests {
             var request = Request(method: .post, url: server.url("/upload"))
             request.body = try .file(file)
             try FileManager.default.removeItem(at: file)
-            await expectFailure([.invalidFile, .bodyLengthMismatch, .transportFailed, .streamReadFailed, .connectionFailed]) {
+            await expectFailure([
+                .invalidFile, .bodyLengthMismatch, .transportFailed, .streamReadFailed, .connectionFailed,
+            ]) {
                 try await manager.data(for: request)
             }
         }

@@ -1,8 +1,8 @@
+import CourierTestServer
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// Load held by one manager: many concurrent requests, no leaked descriptors, bounded memory.
 // Two minutes rather than the usual one: the same load takes ~30 s under ThreadSanitizer.
@@ -67,7 +67,9 @@ struct LoadTests {
         if let descriptorsBefore, let descriptorsAfter {
             // The whole-process count also sees other suites running in parallel; a leak of one
             // descriptor per request would still show as hundreds.
-            #expect(descriptorsAfter - descriptorsBefore < 100, "open descriptors \(descriptorsBefore) → \(descriptorsAfter)")
+            #expect(
+                descriptorsAfter - descriptorsBefore < 100,
+                "open descriptors \(descriptorsBefore) → \(descriptorsAfter)")
         }
     }
 }

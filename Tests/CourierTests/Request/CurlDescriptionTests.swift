@@ -17,10 +17,13 @@ import Testing
     }
 
     @Test func binaryBytesGoThroughPrintfAndMethodsAreExplicit() throws {
-        let request = Request(method: .put, url: try #require(URL(string: "http://x.org/")), body: .data(Data([0, 0x41, 0x25, 0x27, 0xFF])))
+        let request = Request(
+            method: .put, url: try #require(URL(string: "http://x.org/")),
+            body: .data(Data([0, 0x41, 0x25, 0x27, 0xFF])))
         #expect(
             request.curlDescription
-                == "printf '\\000A\\045\\047\\377' | curl -X PUT -H User-Agent: -H Accept: -H Expect: -H Content-Type: --data-binary @- http://x.org/")
+                == "printf '\\000A\\045\\047\\377' | curl -X PUT -H User-Agent: -H Accept: -H Expect: -H Content-Type: --data-binary @- http://x.org/"
+        )
         let head = Request(method: .head, url: try #require(URL(string: "http://x.org/")))
         #expect(head.curlDescription == "curl --head -H User-Agent: -H Accept: http://x.org/")
     }

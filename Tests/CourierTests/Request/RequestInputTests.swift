@@ -1,8 +1,8 @@
+import CourierTestServer
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// Bad input from callers that the other suites cover only in passing: method tokens, header
 /// names and URL schemes. Each is a typed error quoting the input, before anything is sent.
@@ -51,8 +51,10 @@ struct RequestInputTests {
 
     /// Schemes other than http and https, and URLs without a host, reach no server:
     /// `.unsupportedScheme`, quoting the URL.
-    @Test(arguments: ["ftp://127.0.0.1:9/file", "file:///etc/passwd", "gopher://127.0.0.1:9/", "ws://127.0.0.1:9/",
-                      "data:text/plain,hello", "http:///no-host"])
+    @Test(arguments: [
+        "ftp://127.0.0.1:9/file", "file:///etc/passwd", "gopher://127.0.0.1:9/", "ws://127.0.0.1:9/",
+        "data:text/plain,hello", "http:///no-host",
+    ])
     func unsupportedSchemesAreTypedErrorsQuotingTheURL(_ text: String) async throws {
         let url = try #require(URL(string: text))
         try await withFaultSession { _, manager, _ in

@@ -6,7 +6,7 @@ import Testing
 @testable import Courier
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The body bytes of a request held in memory, as text.
@@ -18,7 +18,8 @@ struct TestSerializerError: Error, Equatable {}
 
 @Suite struct HTTPRequestSerializerTests {
     @Test func postPutsParametersInAFormBody() throws {
-        let request = try HTTPRequestSerializer().request(method: .post, urlString: "http://example.com", parameters: ["key": "value"])
+        let request = try HTTPRequestSerializer().request(
+            method: .post, urlString: "http://example.com", parameters: ["key": "value"])
         #expect(bodyText(request) == "key=value")
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
         #expect(request.url.absoluteString == "http://example.com")
@@ -26,7 +27,8 @@ struct TestSerializerError: Error, Equatable {}
     }
 
     @Test func postWithoutParametersHasAnEmptyFormBody() throws {
-        let request = try HTTPRequestSerializer().request(method: .post, urlString: "http://example.com", parameters: nil)
+        let request = try HTTPRequestSerializer().request(
+            method: .post, urlString: "http://example.com", parameters: nil)
         #expect(request.body.bufferedBytes?.readableBytes == 0)
         #expect(request.body.contentLength == 0)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
@@ -43,14 +45,16 @@ struct TestSerializerError: Error, Equatable {}
 
     @Test func getPutsParametersInTheQuery() throws {
         let serializer = HTTPRequestSerializer()
-        let request = try serializer.request(method: .get, urlString: "http://example.com", parameters: ["key": "value"])
+        let request = try serializer.request(
+            method: .get, urlString: "http://example.com", parameters: ["key": "value"])
         #expect(request.url.query == "key=value")
         #expect(request.body.isEmpty)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
     }
 
     @Test func getWithEmptyParametersAddsNoQuestionMark() throws {
-        let request = try HTTPRequestSerializer().request(method: .get, urlString: "http://example.com", parameters: [:])
+        let request = try HTTPRequestSerializer().request(
+            method: .get, urlString: "http://example.com", parameters: [:])
         #expect(request.url.absoluteString == "http://example.com")
         let none = try HTTPRequestSerializer().request(method: .get, urlString: "http://example.com/a", parameters: nil)
         #expect(none.url.absoluteString == "http://example.com/a")
@@ -58,24 +62,30 @@ struct TestSerializerError: Error, Equatable {}
 
     @Test func existingQueryGetsAnAmpersandAndFragmentsStayLast() throws {
         let serializer = HTTPRequestSerializer()
-        let withQuery = try serializer.request(method: .get, urlString: "http://example.com/p?x=1", parameters: ["y": 2])
+        let withQuery = try serializer.request(
+            method: .get, urlString: "http://example.com/p?x=1", parameters: ["y": 2])
         #expect(withQuery.url.absoluteString == "http://example.com/p?x=1&y=2")
-        let withFragment = try serializer.request(method: .get, urlString: "http://example.com/p#top", parameters: ["y": 2])
+        let withFragment = try serializer.request(
+            method: .get, urlString: "http://example.com/p#top", parameters: ["y": 2])
         #expect(withFragment.url.absoluteString == "http://example.com/p?y=2#top")
     }
 
     @Test func reservedAndEscapedValuesInTheQuery() throws {
         let serializer = HTTPRequestSerializer()
-        let reserved = try serializer.request(method: .get, urlString: "http://example.com", parameters: ["key": " :#[]@!$&'()*+,;=/?"])
+        let reserved = try serializer.request(
+            method: .get, urlString: "http://example.com", parameters: ["key": " :#[]@!$&'()*+,;=/?"])
         #expect(reserved.url.query == "key=%20%3A%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D/?")
-        let escaped = try serializer.request(method: .get, urlString: "http://example.com", parameters: ["key": "%20%21%22%23%24%25%26%27%28%29%2A%2B%2C%2F"])
+        let escaped = try serializer.request(
+            method: .get, urlString: "http://example.com",
+            parameters: ["key": "%20%21%22%23%24%25%26%27%28%29%2A%2B%2C%2F"])
         #expect(escaped.url.query == "key=%2520%2521%2522%2523%2524%2525%2526%2527%2528%2529%252A%252B%252C%252F")
     }
 
     @Test func emojiBatchInTheQuery() throws {
         var parameter = "!"
         while parameter.utf16.count < 50 { parameter += "👴🏿👷🏻👮🏽" }
-        let request = try HTTPRequestSerializer().request(method: .get, urlString: "http://test.com", parameters: ["test": .string(parameter)])
+        let request = try HTTPRequestSerializer().request(
+            method: .get, urlString: "http://test.com", parameters: ["test": .string(parameter)])
         let group = "%F0%9F%91%B4%F0%9F%8F%BF%F0%9F%91%B7%F0%9F%8F%BB%F0%9F%91%AE%F0%9F%8F%BD"
         #expect(request.url.query == "test=%21" + String(repeating: group, count: 5))
         #expect(request.url.query?.removingPercentEncoding == "test=" + parameter)
@@ -100,7 +110,8 @@ struct TestSerializerError: Error, Equatable {}
         serializer.setQueryStringSerialization { _, parameters in
             parameters.sorted { $0.key < $1.key }.map { "\($0.key)**\($0.value.formText ?? "")" }.joined()
         }
-        let request = try serializer.request(method: .get, urlString: "http://example.com", parameters: ["key": "value"])
+        let request = try serializer.request(
+            method: .get, urlString: "http://example.com", parameters: ["key": "value"])
         #expect(request.url.query == "key**value")
         let post = try serializer.request(method: .post, urlString: "http://example.com", parameters: ["key": "value"])
         #expect(bodyText(post) == "key**value")
@@ -178,7 +189,9 @@ struct TestSerializerError: Error, Equatable {}
         let request = try serializer.request(method: .get, urlString: "http://x.test")
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic dXNlcjpwYXNzd29yZA==")
         serializer.setAuthorizationHeader(username: "üser", password: "pä:ss")
-        #expect(serializer.value(forHTTPHeaderField: "Authorization") == "Basic " + Data("üser:pä:ss".utf8).base64EncodedString())
+        #expect(
+            serializer.value(forHTTPHeaderField: "Authorization") == "Basic "
+                + Data("üser:pä:ss".utf8).base64EncodedString())
         serializer.clearAuthorizationHeader()
         #expect(serializer.value(forHTTPHeaderField: "Authorization") == nil)
     }
@@ -189,10 +202,17 @@ struct TestSerializerError: Error, Equatable {}
         #expect(userAgent.unicodeScalars.allSatisfy { $0.isASCII && $0.value >= 0x20 })
         #expect(userAgent.contains("/"))
         #expect(userAgent.hasSuffix(")"))
-        #expect(DefaultHeaders.userAgent(executable: "Zoë", version: "1.0", operatingSystem: "Linux", systemVersion: "6.1.0") == "Zoe/1.0 (Linux 6.1.0)")
-        #expect(DefaultHeaders.acceptLanguage(for: ["en-US", "fr", "de", "ja", "zh-Hans", "es", "it"]) == "en-US;q=1, fr;q=0.9, de;q=0.8, ja;q=0.7, zh-Hans;q=0.6, es;q=0.5")
+        #expect(
+            DefaultHeaders.userAgent(
+                executable: "Zoë", version: "1.0", operatingSystem: "Linux", systemVersion: "6.1.0")
+                == "Zoe/1.0 (Linux 6.1.0)")
+        #expect(
+            DefaultHeaders.acceptLanguage(for: ["en-US", "fr", "de", "ja", "zh-Hans", "es", "it"])
+                == "en-US;q=1, fr;q=0.9, de;q=0.8, ja;q=0.7, zh-Hans;q=0.6, es;q=0.5")
         #expect(DefaultHeaders.acceptLanguage(for: []) == nil)
-        #expect(serializer.value(forHTTPHeaderField: "Accept-Language") == DefaultHeaders.acceptLanguage(for: Locale.preferredLanguages))
+        #expect(
+            serializer.value(forHTTPHeaderField: "Accept-Language")
+                == DefaultHeaders.acceptLanguage(for: Locale.preferredLanguages))
     }
 
     @Test func optionsReachTheRequest() throws {
@@ -239,15 +259,19 @@ struct TestSerializerError: Error, Equatable {}
         let serializer = JSONRequestSerializer(writingOptions: [.sortedKeys])
         let request = try serializer.request(
             method: .post, urlString: "http://example.com",
-            parameters: ["key": "value", "n": 1, "d": 2.5, "i": 3.0, "t": true, "z": nil, "a": [1, "x"], "o": ["p": "a/b"]])
-        #expect(bodyText(request) == #"{"a":[1,"x"],"d":2.5,"i":3,"key":"value","n":1,"o":{"p":"a\/b"},"t":true,"z":null}"#)
+            parameters: [
+                "key": "value", "n": 1, "d": 2.5, "i": 3.0, "t": true, "z": nil, "a": [1, "x"], "o": ["p": "a/b"],
+            ])
+        #expect(
+            bodyText(request) == #"{"a":[1,"x"],"d":2.5,"i":3,"key":"value","n":1,"o":{"p":"a\/b"},"t":true,"z":null}"#)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
     }
 
     @Test func writingOptions() throws {
         let unescaped = try JSONRequestSerializer.data(for: ["p": "a/b"], options: [.withoutEscapingSlashes])
         #expect(String(decoding: unescaped, as: UTF8.self) == #"{"p":"a/b"}"#)
-        let pretty = try JSONRequestSerializer.data(for: ["a": 1, "b": [true]], options: [.prettyPrinted, .sortedKeys])
+        let pretty = try JSONRequestSerializer.data(
+            for: ["a": 1, "b": [true]], options: [.prettyPrinted, .sortedKeys])
         let text = String(decoding: pretty, as: UTF8.self)
         #expect(text.contains("\n"))
         let reparsed = try JSONSerialization.jsonObject(with: pretty) as? [String: Any]
@@ -255,13 +279,15 @@ struct TestSerializerError: Error, Equatable {}
     }
 
     @Test func nilParametersMeanNoBodyAndNoContentType() throws {
-        let request = try JSONRequestSerializer().request(method: .post, urlString: "http://example.com", parameters: nil)
+        let request = try JSONRequestSerializer().request(
+            method: .post, urlString: "http://example.com", parameters: nil)
         #expect(request.body.isEmpty)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
     }
 
     @Test func getStillUsesTheQueryString() throws {
-        let request = try JSONRequestSerializer().request(method: .get, urlString: "http://example.com", parameters: ["key": "value"])
+        let request = try JSONRequestSerializer().request(
+            method: .get, urlString: "http://example.com", parameters: ["key": "value"])
         #expect(request.url.query == "key=value")
         #expect(request.body.isEmpty)
     }
@@ -284,7 +310,8 @@ struct TestSerializerError: Error, Equatable {}
         ]
         for (parameters, path) in cases {
             do {
-                _ = try JSONRequestSerializer().request(method: .post, urlString: "http://x.test", parameters: parameters)
+                _ = try JSONRequestSerializer().request(
+                    method: .post, urlString: "http://x.test", parameters: parameters)
                 Issue.record("expected an error at \(path)")
             } catch let error as CourierError {
                 #expect(error.code == .unsupportedParameterValue)
@@ -325,7 +352,8 @@ struct TestSerializerError: Error, Equatable {}
 
     @Test func binaryFormat() throws {
         let request = try PropertyListRequestSerializer(format: .binary).request(
-            method: .put, urlString: "http://example.com", parameters: ["data": .data(Data([1, 2])), "list": [1.5, "x"]])
+            method: .put, urlString: "http://example.com",
+            parameters: ["data": .data(Data([1, 2])), "list": [1.5, "x"]])
         let bytes = Data(try #require(request.body.bufferedBytes).readableBytesView)
         #expect(bytes.starts(with: Data("bplist00".utf8)))
         var format = PropertyListSerialization.PropertyListFormat.xml
@@ -337,7 +365,8 @@ struct TestSerializerError: Error, Equatable {}
     @Test func nullAnywhereIsATypedError() {
         for (parameters, path) in [(["n": nil] as Parameters, "n"), (["a": ["b": [1, nil]]], "a[b][1]")] {
             do {
-                _ = try PropertyListRequestSerializer().request(method: .post, urlString: "http://x.test", parameters: parameters)
+                _ = try PropertyListRequestSerializer().request(
+                    method: .post, urlString: "http://x.test", parameters: parameters)
                 Issue.record("expected an error")
             } catch let error as CourierError {
                 #expect(error.code == .unsupportedParameterValue)

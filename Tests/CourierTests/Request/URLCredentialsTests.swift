@@ -5,7 +5,8 @@ import Testing
 /// Credentials in a URL become Basic authorization and leave the URL; messages never show the password.
 @Suite struct URLCredentialsTests {
     @Test func userInfoBecomesBasicAuthorizationAndLeavesTheURL() throws {
-        let request = try HTTPRequestSerializer().request(method: .get, urlString: "http://ann:p%40ss@127.0.0.1:8080/x?q=1")
+        let request = try HTTPRequestSerializer().request(
+            method: .get, urlString: "http://ann:p%40ss@127.0.0.1:8080/x?q=1")
         #expect(request.url.absoluteString == "http://127.0.0.1:8080/x?q=1")
         // base64("ann:p@ss")
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic YW5uOnBAc3M=")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite struct HTTPResponseSerializerTests {
@@ -8,7 +9,8 @@ import Testing
     @Test(arguments: [200, 201, 204, 250, 299])
     func acceptsEverySuccessCode(status: Int) throws {
         let data = try HTTPResponseSerializer().serialize(
-            request: ResponseFixture.request(), response: ResponseFixture.head(status, contentType: "text/html"), data: body)
+            request: ResponseFixture.request(), response: ResponseFixture.head(status, contentType: "text/html"),
+            data: body)
         #expect(data == body)
     }
 
@@ -96,7 +98,8 @@ import Testing
             request: ResponseFixture.request(.head), response: ResponseFixture.head(200), data: Data())
         #expect(head.isEmpty)
         #expect(ResponseFixture.error(DataResponseSerializer(allowsEmptyBody: true), status: 200, body: Data()) == nil)
-        #expect(try DataResponseSerializer().serialize(
-            request: ResponseFixture.request(), response: ResponseFixture.head(), data: body) == body)
+        #expect(
+            try DataResponseSerializer().serialize(
+                request: ResponseFixture.request(), response: ResponseFixture.head(), data: body) == body)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite struct JSONResponseSerializerTests {
@@ -19,7 +20,8 @@ import Testing
 
     @Test(arguments: ["text/html", "text/plain", "application/xml"])
     func rejectsOtherContentTypes(contentType: String) throws {
-        let error = try #require(ResponseFixture.error(JSONResponseSerializer(), contentType: contentType, body: Data("{}")))
+        let error = try #require(
+            ResponseFixture.error(JSONResponseSerializer(), contentType: contentType, body: Data("{}")))
         #expect(error.code == .unacceptableContentType)
         #expect(error.responseData == Data("{}"))
     }
@@ -44,11 +46,13 @@ import Testing
 
     @Test func exactValueTypes() throws {
         let value = try parse(
-            #"{"t":true,"f":false,"zero":0,"one":1,"neg":-7,"half":1.5,"whole":2.0,"s":"é\u00e9","n":null,"a":[1,"x",[]],"o":{}}"#)
-        #expect(value == [
-            "t": true, "f": false, "zero": 0, "one": 1, "neg": -7, "half": 1.5, "whole": 2.0, "s": "éé", "n": nil,
-            "a": [1, "x", []], "o": [:],
-        ])
+            #"{"t":true,"f":false,"zero":0,"one":1,"neg":-7,"half":1.5,"whole":2.0,"s":"é\u00e9","n":null,"a":[1,"x",[]],"o":{}}"#
+        )
+        #expect(
+            value == [
+                "t": true, "f": false, "zero": 0, "one": 1, "neg": -7, "half": 1.5, "whole": 2.0, "s": "éé", "n": nil,
+                "a": [1, "x", []], "o": [:],
+            ])
         #expect(value?["one"]?.intValue == 1)
         #expect(value?["one"]?.boolValue == nil)
         #expect(value?["t"]?.intValue == nil)
@@ -76,7 +80,8 @@ import Testing
     }
 
     @Test func invalidJSONIsATypedErrorWithTheData() throws {
-        let error = try #require(ResponseFixture.error(JSONResponseSerializer(), contentType: "application/json", body: Data("{\"a\":")))
+        let error = try #require(
+            ResponseFixture.error(JSONResponseSerializer(), contentType: "application/json", body: Data("{\"a\":")))
         #expect(error.code == .invalidJSON)
         #expect(error.underlyingError != nil)
         #expect(error.responseData == Data("{\"a\":"))
@@ -84,7 +89,8 @@ import Testing
     }
 
     @Test func fragmentsNeedTheReadingOption() throws {
-        let error = ResponseFixture.error(JSONResponseSerializer(), contentType: "application/json", body: Data("\"abc\""))
+        let error = ResponseFixture.error(
+            JSONResponseSerializer(), contentType: "application/json", body: Data("\"abc\""))
         #expect(error?.code == .invalidJSON)
         let serializer = JSONResponseSerializer(readingOptions: .fragmentsAllowed)
         #expect(try parse("\"abc\"", serializer: serializer) == "abc")
@@ -93,14 +99,16 @@ import Testing
 
     @Test func statusErrorComesFirstAndKeepsTheBody() throws {
         let body = Data(#"{"error":"nope"}"#)
-        let error = try #require(ResponseFixture.error(JSONResponseSerializer(), status: 422, contentType: "application/json", body: body))
+        let error = try #require(
+            ResponseFixture.error(JSONResponseSerializer(), status: 422, contentType: "application/json", body: body))
         #expect(error.code == .unacceptableStatusCode)
         #expect(error.responseData == body)
         #expect(error.underlyingError == nil)
     }
 
     @Test func invalidUTF8IsAnError() throws {
-        let error = ResponseFixture.error(JSONResponseSerializer(), contentType: "application/json", body: Data([0x22, 0xFF, 0x22]))
+        let error = ResponseFixture.error(
+            JSONResponseSerializer(), contentType: "application/json", body: Data([0x22, 0xFF, 0x22]))
         #expect(error?.code == .invalidJSON)
     }
 

@@ -1,6 +1,7 @@
 import CourierTestServer
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// The serializers on real exchanges: SessionManager against the in-process test server.
@@ -45,7 +46,8 @@ import Testing
 
     @Test func statusErrorCarriesTheRealResponse() async throws {
         try await withSession { manager, server in
-            let error = try #require(await serializationError(manager, Request(url: server.url("/status/418")), JSONResponseSerializer()))
+            let error = try #require(
+                await serializationError(manager, Request(url: server.url("/status/418")), JSONResponseSerializer()))
             #expect(error.code == .unacceptableStatusCode)
             #expect(error.response?.statusCode == 418)
             #expect(error.responseData != nil)
@@ -54,22 +56,27 @@ import Testing
 
     @Test func emptyResponsesFromTheServer() async throws {
         try await withSession { manager, server in
-            let noContent = try await manager.data(for: Request(url: server.url("/status/204")), serializer: JSONResponseSerializer())
+            let noContent = try await manager.data(
+                for: Request(url: server.url("/status/204")), serializer: JSONResponseSerializer())
             #expect(noContent.value == nil)
-            let head = try await manager.data(for: Request(method: .head, url: server.url("/get")), serializer: JSONResponseSerializer())
+            let head = try await manager.data(
+                for: Request(method: .head, url: server.url("/get")), serializer: JSONResponseSerializer())
             #expect(head.value == nil)
             #expect(head.data.isEmpty)
-            let headData = try await manager.data(for: Request(method: .head, url: server.url("/get")), serializer: DataResponseSerializer())
+            let headData = try await manager.data(
+                for: Request(method: .head, url: server.url("/get")), serializer: DataResponseSerializer())
             #expect(headData.value.isEmpty)
         }
     }
 
     @Test func bytesAreNotJSON() async throws {
         try await withSession { manager, server in
-            let error = try #require(await serializationError(manager, Request(url: server.url("/bytes/16")), JSONResponseSerializer()))
+            let error = try #require(
+                await serializationError(manager, Request(url: server.url("/bytes/16")), JSONResponseSerializer()))
             #expect(error.code == .unacceptableContentType)
             #expect(error.responseData?.count == 16)
-            let data = try await manager.data(for: Request(url: server.url("/bytes/16")), serializer: DataResponseSerializer())
+            let data = try await manager.data(
+                for: Request(url: server.url("/bytes/16")), serializer: DataResponseSerializer())
             #expect(data.value.count == 16)
         }
     }

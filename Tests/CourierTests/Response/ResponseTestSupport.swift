@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+
 @testable import Courier
 
 /// Builds the request/response pairs the serializer tests feed in.
@@ -24,7 +25,8 @@ enum ResponseFixture {
         _ serializer: S, method: HTTPMethod = .get, status: Int = 200, contentType: String? = nil, body: Data
     ) -> CourierError? {
         do {
-            _ = try serializer.serialize(request: request(method), response: head(status, contentType: contentType), data: body)
+            _ = try serializer.serialize(
+                request: request(method), response: head(status, contentType: contentType), data: body)
             return nil
         } catch let error as CourierError {
             return error

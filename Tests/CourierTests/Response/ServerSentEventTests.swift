@@ -16,14 +16,19 @@ struct SSEVector: Sendable, CustomTestStringConvertible {
     /// Where a known parser (mattt/EventSource 1.1.1) departs from the standard on this stream.
     var eventSourceDeviation: String?
 
-    init(_ name: String, _ text: String, _ events: [ServerSentEvent], lastEventID: String = "",
-         reconnectionTime: Int? = nil, eventSourceDeviation: String? = nil) {
-        self.init(name, bytes: Array(text.utf8), events, lastEventID: lastEventID, reconnectionTime: reconnectionTime,
-                  eventSourceDeviation: eventSourceDeviation)
+    init(
+        _ name: String, _ text: String, _ events: [ServerSentEvent], lastEventID: String = "",
+        reconnectionTime: Int? = nil, eventSourceDeviation: String? = nil
+    ) {
+        self.init(
+            name, bytes: Array(text.utf8), events, lastEventID: lastEventID, reconnectionTime: reconnectionTime,
+            eventSourceDeviation: eventSourceDeviation)
     }
 
-    init(_ name: String, bytes: [UInt8], _ events: [ServerSentEvent], lastEventID: String = "",
-         reconnectionTime: Int? = nil, eventSourceDeviation: String? = nil) {
+    init(
+        _ name: String, bytes: [UInt8], _ events: [ServerSentEvent], lastEventID: String = "",
+        reconnectionTime: Int? = nil, eventSourceDeviation: String? = nil
+    ) {
         self.name = name
         self.stream = bytes
         self.events = events
@@ -41,31 +46,42 @@ private func event(_ data: String, type: String = "message", id: String = "", re
 
 /// The standard's own examples (§9.2.6, §9.2.7) and one vector per rule of the algorithm.
 let sseVectors: [SSEVector] = [
-    SSEVector("§9.2.1 three messages, one on two lines",
-              "data: This is the first message.\n\ndata: This is the second message, it\ndata: has two lines.\n\ndata: This is the third message.\n\n",
-              [event("This is the first message."), event("This is the second message, it\nhas two lines."),
-               event("This is the third message.")]),
-    SSEVector("§9.2.1 event types", "event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\nevent: add\ndata: 113411\n\n",
-              [event("73857293", type: "add"), event("2153", type: "remove"), event("113411", type: "add")]),
-    SSEVector("§9.2.6 comment, ids, id without a value resets, unterminated last event dropped",
-              ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n",
-              [event("first event", id: "1"), event("second event")],
-              eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
-    SSEVector("§9.2.6 empty data, a lone newline, unterminated empty data",
-              "data\n\ndata\ndata\n\ndata:",
-              [event(""), event("\n")],
-              eventSourceDeviation: "joins data lines only after a non-empty one, so two empty data lines give \"\", not \"\\n\""),
-    SSEVector("§9.2.6 one space after the colon is dropped, so these two are the same",
-              "data:test\n\ndata: test\n\n", [event("test"), event("test")]),
+    SSEVector(
+        "§9.2.1 three messages, one on two lines",
+        "data: This is the first message.\n\ndata: This is the second message, it\ndata: has two lines.\n\ndata: This is the third message.\n\n",
+        [
+            event("This is the first message."), event("This is the second message, it\nhas two lines."),
+            event("This is the third message."),
+        ]),
+    SSEVector(
+        "§9.2.1 event types", "event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\nevent: add\ndata: 113411\n\n",
+        [event("73857293", type: "add"), event("2153", type: "remove"), event("113411", type: "add")]),
+    SSEVector(
+        "§9.2.6 comment, ids, id without a value resets, unterminated last event dropped",
+        ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n",
+        [event("first event", id: "1"), event("second event")],
+        eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
+    SSEVector(
+        "§9.2.6 empty data, a lone newline, unterminated empty data",
+        "data\n\ndata\ndata\n\ndata:",
+        [event(""), event("\n")],
+        eventSourceDeviation:
+            "joins data lines only after a non-empty one, so two empty data lines give \"\", not \"\\n\""),
+    SSEVector(
+        "§9.2.6 one space after the colon is dropped, so these two are the same",
+        "data:test\n\ndata: test\n\n", [event("test"), event("test")]),
     SSEVector("only one leading space is dropped", "data:  two\n\n", [event(" two")]),
     SSEVector("a leading BOM is dropped", bytes: [0xEF, 0xBB, 0xBF] + Array("data: a\n\n".utf8), [event("a")]),
-    SSEVector("only the first BOM is dropped: the second starts a field name",
-              bytes: [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("data: a\n\ndata: b\n\n".utf8), [event("b")]),
-    SSEVector("a BOM after the start of the stream is part of the line",
-              bytes: Array("data: a\n".utf8) + [0xEF, 0xBB, 0xBF] + Array("data: b\n\n".utf8), [event("a")],
-              eventSourceDeviation: "drops a BOM at the start of every line, so it reads \"a\\nb\""),
-    SSEVector("bytes that only start like a BOM are kept",
-              bytes: [0xEF, 0xBB] + Array("x\ndata: a\n\n".utf8), [event("a")]),
+    SSEVector(
+        "only the first BOM is dropped: the second starts a field name",
+        bytes: [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("data: a\n\ndata: b\n\n".utf8), [event("b")]),
+    SSEVector(
+        "a BOM after the start of the stream is part of the line",
+        bytes: Array("data: a\n".utf8) + [0xEF, 0xBB, 0xBF] + Array("data: b\n\n".utf8), [event("a")],
+        eventSourceDeviation: "drops a BOM at the start of every line, so it reads \"a\\nb\""),
+    SSEVector(
+        "bytes that only start like a BOM are kept",
+        bytes: [0xEF, 0xBB] + Array("x\ndata: a\n\n".utf8), [event("a")]),
     SSEVector("CR line ends", "data: a\rdata: b\r\rdata: c\r\r", [event("a\nb"), event("c")]),
     SSEVector("CR LF line ends", "data: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n", [event("a\nb"), event("c")]),
     SSEVector("mixed line ends", "data: a\r\ndata: b\rdata: c\n\r\n", [event("a\nb\nc")]),
@@ -73,45 +89,65 @@ let sseVectors: [SSEVector] = [
     SSEVector("comments are ignored", ":comment\ndata: x\n: another one\n:\n\n", [event("x")]),
     SSEVector("a comment block dispatches nothing", ":\n\n: keep-alive\n\n", []),
     SSEVector("a field without a colon has an empty value", "data\n\n", [event("")]),
-    SSEVector("an event field without a value means message", "event\ndata: x\n\nevent:\ndata: y\n\n",
-              [event("x"), event("y")]),
-    SSEVector("the type applies to one block", "event: a\ndata: 1\n\ndata: 2\n\n", [event("1", type: "a"), event("2")]),
+    SSEVector(
+        "an event field without a value means message", "event\ndata: x\n\nevent:\ndata: y\n\n",
+        [event("x"), event("y")]),
+    SSEVector(
+        "the type applies to one block", "event: a\ndata: 1\n\ndata: 2\n\n", [event("1", type: "a"), event("2")]),
     SSEVector("the last event field of a block wins", "event: a\nevent: b\ndata: 1\n\n", [event("1", type: "b")]),
     SSEVector("a colon in the value is kept", "data: a:b: c\n\n", [event("a:b: c")]),
     SSEVector("field names are case-sensitive", "Data: x\nDATA: y\n\n", []),
     SSEVector("unknown fields are ignored", "foo: bar\ndata: x\nx-data: y\n\n", [event("x")]),
-    SSEVector("an id containing NUL is ignored", "id: 1\ndata: a\n\nid: 2\u{0}x\ndata: b\n\n",
-              [event("a", id: "1"), event("b", id: "1")], lastEventID: "1"),
-    SSEVector("the last event ID persists across events", "id: 1\ndata: a\n\ndata: b\n\nid: 2\ndata: c\n\n",
-              [event("a", id: "1"), event("b", id: "1"), event("c", id: "2")], lastEventID: "2"),
-    SSEVector("an empty id field resets the last event ID", "id: 1\ndata: a\n\nid:\ndata: b\n\n",
-              [event("a", id: "1"), event("b")]),
-    SSEVector("an id keeps spaces after the first", "id:  5 \ndata: a\n\n", [event("a", id: " 5 ")], lastEventID: " 5 "),
-    SSEVector("a block without data dispatches nothing but sets the last event ID", "id: 7\n\ndata: x\n\n",
-              [event("x", id: "7")], lastEventID: "7",
-              eventSourceDeviation: "dispatches an event with empty data for the block that has only an id"),
-    SSEVector("an event field alone dispatches nothing", "event: ping\n\ndata: x\n\n", [event("x")],
-              eventSourceDeviation: "dispatches an event with empty data for the block that has only an event type"),
-    SSEVector("an id set in an unterminated block is not the last event ID", "id: 1\ndata: a\n\nid: 2\ndata: b\n",
-              [event("a", id: "1")], lastEventID: "1",
-              eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
-    SSEVector("retry of ASCII digits", "retry: 1500\ndata: x\n\ndata: y\n\n", [event("x", retry: 1500), event("y")],
-              reconnectionTime: 1500),
-    SSEVector("retry of zero", "retry: 0\ndata: x\n\n", [event("x", retry: 0)], reconnectionTime: 0,
-              eventSourceDeviation: "ignores retry values that are not greater than zero"),
-    SSEVector("retry with a sign is ignored", "retry: +5\ndata: x\n\nretry: -5\ndata: y\n\n", [event("x"), event("y")],
-              eventSourceDeviation: "reads retry with Int(_:), which accepts a leading +"),
-    SSEVector("retry that is not all digits is ignored", "retry: 15x\ndata: a\n\nretry:  5\ndata: b\n\nretry\ndata: c\n\nretry: 1.5\ndata: d\n\n",
-              [event("a"), event("b"), event("c"), event("d")]),
-    SSEVector("retry in a block without data sets the reconnection time only", "retry: 250\n\ndata: x\n\n", [event("x")],
-              reconnectionTime: 250),
-    SSEVector("multi-byte UTF-8", "event: ünïcode\ndata: héllo ✓ 😀\nid: ✓\n\n",
-              [event("héllo ✓ 😀", type: "ünïcode", id: "✓")], lastEventID: "✓"),
-    SSEVector("invalid UTF-8 becomes U+FFFD", bytes: Array("data: a".utf8) + [0xFF, 0xC3] + Array("\n\n".utf8), [event("a\u{FFFD}\u{FFFD}")]),
-    SSEVector("an unterminated event is not dispatched", "data: a\n\ndata: b\n", [event("a")],
-              eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
-    SSEVector("an unterminated line is not dispatched", "data: a", [],
-              eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
+    SSEVector(
+        "an id containing NUL is ignored", "id: 1\ndata: a\n\nid: 2\u{0}x\ndata: b\n\n",
+        [event("a", id: "1"), event("b", id: "1")], lastEventID: "1"),
+    SSEVector(
+        "the last event ID persists across events", "id: 1\ndata: a\n\ndata: b\n\nid: 2\ndata: c\n\n",
+        [event("a", id: "1"), event("b", id: "1"), event("c", id: "2")], lastEventID: "2"),
+    SSEVector(
+        "an empty id field resets the last event ID", "id: 1\ndata: a\n\nid:\ndata: b\n\n",
+        [event("a", id: "1"), event("b")]),
+    SSEVector(
+        "an id keeps spaces after the first", "id:  5 \ndata: a\n\n", [event("a", id: " 5 ")], lastEventID: " 5 "),
+    SSEVector(
+        "a block without data dispatches nothing but sets the last event ID", "id: 7\n\ndata: x\n\n",
+        [event("x", id: "7")], lastEventID: "7",
+        eventSourceDeviation: "dispatches an event with empty data for the block that has only an id"),
+    SSEVector(
+        "an event field alone dispatches nothing", "event: ping\n\ndata: x\n\n", [event("x")],
+        eventSourceDeviation: "dispatches an event with empty data for the block that has only an event type"),
+    SSEVector(
+        "an id set in an unterminated block is not the last event ID", "id: 1\ndata: a\n\nid: 2\ndata: b\n",
+        [event("a", id: "1")], lastEventID: "1",
+        eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
+    SSEVector(
+        "retry of ASCII digits", "retry: 1500\ndata: x\n\ndata: y\n\n", [event("x", retry: 1500), event("y")],
+        reconnectionTime: 1500),
+    SSEVector(
+        "retry of zero", "retry: 0\ndata: x\n\n", [event("x", retry: 0)], reconnectionTime: 0,
+        eventSourceDeviation: "ignores retry values that are not greater than zero"),
+    SSEVector(
+        "retry with a sign is ignored", "retry: +5\ndata: x\n\nretry: -5\ndata: y\n\n", [event("x"), event("y")],
+        eventSourceDeviation: "reads retry with Int(_:), which accepts a leading +"),
+    SSEVector(
+        "retry that is not all digits is ignored",
+        "retry: 15x\ndata: a\n\nretry:  5\ndata: b\n\nretry\ndata: c\n\nretry: 1.5\ndata: d\n\n",
+        [event("a"), event("b"), event("c"), event("d")]),
+    SSEVector(
+        "retry in a block without data sets the reconnection time only", "retry: 250\n\ndata: x\n\n", [event("x")],
+        reconnectionTime: 250),
+    SSEVector(
+        "multi-byte UTF-8", "event: ünïcode\ndata: héllo ✓ 😀\nid: ✓\n\n",
+        [event("héllo ✓ 😀", type: "ünïcode", id: "✓")], lastEventID: "✓"),
+    SSEVector(
+        "invalid UTF-8 becomes U+FFFD", bytes: Array("data: a".utf8) + [0xFF, 0xC3] + Array("\n\n".utf8),
+        [event("a\u{FFFD}\u{FFFD}")]),
+    SSEVector(
+        "an unterminated event is not dispatched", "data: a\n\ndata: b\n", [event("a")],
+        eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
+    SSEVector(
+        "an unterminated line is not dispatched", "data: a", [],
+        eventSourceDeviation: "dispatches the unterminated last event at the end of the stream"),
     SSEVector("an empty stream", "", []),
     SSEVector("blank lines alone", "\n\n\r\n\r\r", []),
     SSEVector("a stream ending in CR dispatches", "data: a\r\r", [event("a")]),
@@ -120,7 +156,9 @@ let sseVectors: [SSEVector] = [
 @Suite("Server-sent events: WHATWG HTML §9.2 parsing")
 struct ServerSentEventTests {
     /// Parses `chunks` in order, then ends the stream.
-    static func parse(_ chunks: [ArraySlice<UInt8>]) throws -> (events: [ServerSentEvent], parser: ServerSentEventParser) {
+    static func parse(_ chunks: [ArraySlice<UInt8>]) throws -> (
+        events: [ServerSentEvent], parser: ServerSentEventParser
+    ) {
         var parser = ServerSentEventParser()
         var events: [ServerSentEvent] = []
         for chunk in chunks {
@@ -151,7 +189,8 @@ struct ServerSentEventTests {
         // Two split points, with an empty chunk where they meet.
         for first in 0...bytes.count {
             for second in first...bytes.count {
-                try Self.check(vector, [bytes[..<first], bytes[first..<second], bytes[second...]], split: "at \(first), \(second)")
+                try Self.check(
+                    vector, [bytes[..<first], bytes[first..<second], bytes[second...]], split: "at \(first), \(second)")
             }
         }
     }
@@ -314,7 +353,9 @@ struct StreamingAdapterTests {
 
     @Test("lines() throws lineTooLong past its limit")
     func lineTooLong() async throws {
-        let source = CountingChunks(["short\n", String(repeating: "x", count: 40), String(repeating: "y", count: 40), "\n"])
+        let source = CountingChunks([
+            "short\n", String(repeating: "x", count: 40), String(repeating: "y", count: 40), "\n",
+        ])
         var seen: [String] = []
         let error = await #expect(throws: CourierError.self) {
             for try await line in source.lines(maximumLineLength: 64) { seen.append(line) }
@@ -327,7 +368,9 @@ struct StreamingAdapterTests {
 
     @Test("jsonLines(of:) decodes NDJSON split anywhere, skipping blank lines, CR LF allowed")
     func jsonLines() async throws {
-        let source = CountingChunks(["{\"id\":1,\"name\":\"a\"}\n{\"id\":", "2,\"name\":\"b\\r\"}\r\n\n  \n", "{\"id\":3,\"name\":\"c\"}"])
+        let source = CountingChunks([
+            "{\"id\":1,\"name\":\"a\"}\n{\"id\":", "2,\"name\":\"b\\r\"}\r\n\n  \n", "{\"id\":3,\"name\":\"c\"}",
+        ])
         var items: [Item] = []
         for try await item in source.jsonLines(of: Item.self) { items.append(item) }
         #expect(items == [Item(id: 1, name: "a"), Item(id: 2, name: "b\r"), Item(id: 3, name: "c")])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite struct PropertyListResponseSerializerTests {
@@ -15,61 +16,89 @@ import Testing
         </dict></plist>
         """
 
-    func parse(_ data: Data, status: Int = 200, method: HTTPMethod = .get, contentType: String? = "application/x-plist") throws -> PropertyListValue? {
+    func parse(_ data: Data, status: Int = 200, method: HTTPMethod = .get, contentType: String? = "application/x-plist")
+        throws -> PropertyListValue?
+    {
         try PropertyListResponseSerializer().serialize(
-            request: ResponseFixture.request(method), response: ResponseFixture.head(status, contentType: contentType), data: data)
+            request: ResponseFixture.request(method), response: ResponseFixture.head(status, contentType: contentType),
+            data: data)
     }
 
     @Test func xmlPropertyList() throws {
-        #expect(try parse(Data(xmlPlist)) == .dictionary([
-            "name": .string("Courier"), "count": .int(3), "ratio": .double(0.5), "ok": .bool(true),
-            "list": .array([.string("a"), .bool(false)]),
-        ]))
+        #expect(
+            try parse(Data(xmlPlist))
+                == .dictionary([
+                    "name": .string("Courier"), "count": .int(3), "ratio": .double(0.5), "ok": .bool(true),
+                    "list": .array([.string("a"), .bool(false)]),
+                ]))
     }
 
     @Test func binaryPropertyListRoundTrip() throws {
         let value = PropertyListValue.dictionary([
-            "data": .data(Data([0, 1, 2])), "n": .int(-5), "s": .string("x"), "date": .date(Date(timeIntervalSince1970: 1_000_000)),
+            "data": .data(Data([0, 1, 2])), "n": .int(-5), "s": .string("x"),
+            "date": .date(Date(timeIntervalSince1970: 1_000_000)),
         ])
-        let data = try PropertyListSerialization.data(fromPropertyList: value.foundationObject, format: .binary, options: 0)
+        let data = try PropertyListSerialization.data(
+            fromPropertyList: value.foundationObject, format: .binary, options: 0)
         #expect(try parse(data) == value)
     }
 
     @Test func contentTypeAndStatusRules() {
-        #expect(ResponseFixture.error(PropertyListResponseSerializer(), contentType: "application/json", body: Data(xmlPlist))?.code
-            == .unacceptableContentType)
-        #expect(ResponseFixture.error(PropertyListResponseSerializer(), status: 500, contentType: "application/x-plist", body: Data(xmlPlist))?.code
-            == .unacceptableStatusCode)
+        #expect(
+            ResponseFixture.error(
+                PropertyListResponseSerializer(), contentType: "application/json", body: Data(xmlPlist))?.code
+                == .unacceptableContentType)
+        #expect(
+            ResponseFixture.error(
+                PropertyListResponseSerializer(), status: 500, contentType: "application/x-plist", body: Data(xmlPlist))?
+                .code
+                == .unacceptableStatusCode)
     }
 
     @Test func emptyResponsesAndEmptyBodies() throws {
         #expect(try parse(Data(), status: 204, contentType: nil) == nil)
         #expect(try parse(Data(), method: .head) == nil)
-        #expect(ResponseFixture.error(PropertyListResponseSerializer(), contentType: "application/x-plist", body: Data())?.code
-            == .emptyResponseBody)
+        #expect(
+            ResponseFixture.error(PropertyListResponseSerializer(), contentType: "application/x-plist", body: Data())?
+                .code
+                == .emptyResponseBody)
     }
 
     @Test func invalidPropertyList() throws {
-        let error = try #require(ResponseFixture.error(PropertyListResponseSerializer(), contentType: "application/x-plist", body: Data("<plist><dict><key>a</key></plist>")))
+        let error = try #require(
+            ResponseFixture.error(
+                PropertyListResponseSerializer(), contentType: "application/x-plist",
+                body: Data("<plist><dict><key>a</key></plist>")))
         #expect(error.code == .invalidPropertyList)
         #expect(error.responseData == Data("<plist><dict><key>a</key></plist>"))
     }
 }
 
 @Suite struct XMLResponseSerializerTests {
-    func parse(_ text: String, serializer: XMLResponseSerializer = XMLResponseSerializer(), status: Int = 200, contentType: String? = "application/xml") throws -> ParsedXMLElement? {
+    func parse(
+        _ text: String, serializer: XMLResponseSerializer = XMLResponseSerializer(), status: Int = 200,
+        contentType: String? = "application/xml"
+    ) throws -> ParsedXMLElement? {
         try serializer.serialize(
-            request: ResponseFixture.request(), response: ResponseFixture.head(status, contentType: contentType), data: Data(text))
+            request: ResponseFixture.request(), response: ResponseFixture.head(status, contentType: contentType),
+            data: Data(text))
     }
 
     @Test(arguments: ["application/xml", "text/xml", "text/xml; charset=utf-8"])
     func treeWithAttributesChildrenTextAndCDATA(contentType: String) throws {
-        let root = try #require(try parse(#"<?xml version="1.0"?><feed v="2"><item id="1">one</item><item id="2"><![CDATA[<two>]]></item><empty/></feed>"#, contentType: contentType))
-        #expect(root == ParsedXMLElement(name: "feed", attributes: ["v": "2"], children: [
-            ParsedXMLElement(name: "item", attributes: ["id": "1"], text: "one"),
-            ParsedXMLElement(name: "item", attributes: ["id": "2"], text: "<two>"),
-            ParsedXMLElement(name: "empty"),
-        ]))
+        let root = try #require(
+            try parse(
+                #"<?xml version="1.0"?><feed v="2"><item id="1">one</item><item id="2"><![CDATA[<two>]]></item><empty/></feed>"#,
+                contentType: contentType))
+        #expect(
+            root
+                == ParsedXMLElement(
+                    name: "feed", attributes: ["v": "2"],
+                    children: [
+                        ParsedXMLElement(name: "item", attributes: ["id": "1"], text: "one"),
+                        ParsedXMLElement(name: "item", attributes: ["id": "2"], text: "<two>"),
+                        ParsedXMLElement(name: "empty"),
+                    ]))
         #expect(root.children(named: "item").map(\.text) == ["one", "<two>"])
         #expect(root.firstChild(named: "empty")?.children == [])
         #expect(root.firstChild(named: "missing") == nil)
@@ -111,8 +140,12 @@ import Testing
 
     @Test func emptyAndRejected() throws {
         #expect(try parse("", status: 204, contentType: nil) == nil)
-        #expect(ResponseFixture.error(XMLResponseSerializer(), contentType: "text/xml", body: Data())?.code == .emptyResponseBody)
-        #expect(ResponseFixture.error(XMLResponseSerializer(), contentType: "application/json", body: Data("<a/>"))?.code == .unacceptableContentType)
+        #expect(
+            ResponseFixture.error(XMLResponseSerializer(), contentType: "text/xml", body: Data())?.code
+                == .emptyResponseBody)
+        #expect(
+            ResponseFixture.error(XMLResponseSerializer(), contentType: "application/json", body: Data("<a/>"))?.code
+                == .unacceptableContentType)
     }
 }
 
@@ -124,11 +157,13 @@ import Testing
     }
 
     @Test func decodesWithAConfiguredDecoder() throws {
-        let serializer = DecodableResponseSerializer(User.self, makeDecoder: {
-            let decoder = JSONDecoder()
-            decoder.keyDecodingStrategy = .convertFromSnakeCase
-            return decoder
-        })
+        let serializer = DecodableResponseSerializer(
+            User.self,
+            makeDecoder: {
+                let decoder = JSONDecoder()
+                decoder.keyDecodingStrategy = .convertFromSnakeCase
+                return decoder
+            })
         let user = try serializer.serialize(
             request: ResponseFixture.request(), response: ResponseFixture.head(contentType: "application/json"),
             data: Data(#"{"user_name":"ada","age":36,"tags":["x"]}"#))
@@ -137,38 +172,62 @@ import Testing
 
     @Test func decodingFailureNamesThePath() throws {
         let body = Data(#"{"userName":"ada","age":36,"tags":["x",7]}"#)
-        let error = try #require(ResponseFixture.error(DecodableResponseSerializer(User.self), contentType: "application/json", body: body))
+        let error = try #require(
+            ResponseFixture.error(DecodableResponseSerializer(User.self), contentType: "application/json", body: body))
         #expect(error.code == .decodingFailed)
         #expect(error.offendingInput == "tags.1")
         #expect(error.underlyingError is DecodingError)
         #expect(error.responseData == body)
-        let missing = ResponseFixture.error(DecodableResponseSerializer(User.self), contentType: "application/json", body: Data(#"{"age":1,"tags":[]}"#))
+        let missing = ResponseFixture.error(
+            DecodableResponseSerializer(User.self), contentType: "application/json", body: Data(#"{"age":1,"tags":[]}"#)
+        )
         #expect(missing?.offendingInput == "userName")
     }
 
     @Test func emptyResponsesDecodeToEmptyValues() throws {
         let request = ResponseFixture.request()
-        #expect(try DecodableResponseSerializer(Empty.self).serialize(request: request, response: ResponseFixture.head(204), data: Data()) == Empty.value)
-        #expect(try DecodableResponseSerializer(User?.self).serialize(request: request, response: ResponseFixture.head(205), data: Data()) == nil)
-        #expect(try DecodableResponseSerializer(Empty.self).serialize(request: ResponseFixture.request(.head), response: ResponseFixture.head(200), data: Data()) == Empty.value)
-        #expect(ResponseFixture.error(DecodableResponseSerializer(User.self), status: 204, body: Data())?.code == .emptyResponseBody)
-        #expect(ResponseFixture.error(DecodableResponseSerializer(Empty.self), status: 200, body: Data())?.code == .emptyResponseBody)
+        #expect(
+            try DecodableResponseSerializer(Empty.self).serialize(
+                request: request, response: ResponseFixture.head(204), data: Data()) == Empty.value)
+        #expect(
+            try DecodableResponseSerializer(User?.self).serialize(
+                request: request, response: ResponseFixture.head(205), data: Data()) == nil)
+        #expect(
+            try DecodableResponseSerializer(Empty.self).serialize(
+                request: ResponseFixture.request(.head), response: ResponseFixture.head(200), data: Data())
+                == Empty.value)
+        #expect(
+            ResponseFixture.error(DecodableResponseSerializer(User.self), status: 204, body: Data())?.code
+                == .emptyResponseBody)
+        #expect(
+            ResponseFixture.error(DecodableResponseSerializer(Empty.self), status: 200, body: Data())?.code
+                == .emptyResponseBody)
     }
 
     @Test func rulesAsJSON() {
-        #expect(ResponseFixture.error(DecodableResponseSerializer(User.self), contentType: "text/html", body: Data("{}"))?.code == .unacceptableContentType)
-        #expect(ResponseFixture.error(DecodableResponseSerializer(User.self), status: 401, contentType: "application/json", body: Data("{}"))?.code == .unacceptableStatusCode)
+        #expect(
+            ResponseFixture.error(DecodableResponseSerializer(User.self), contentType: "text/html", body: Data("{}"))?
+                .code == .unacceptableContentType)
+        #expect(
+            ResponseFixture.error(
+                DecodableResponseSerializer(User.self), status: 401, contentType: "application/json", body: Data("{}"))?
+                .code == .unacceptableStatusCode)
     }
 }
 
 @Suite struct StringResponseSerializerTests {
-    func text(_ bytes: [UInt8], contentType: String?, serializer: StringResponseSerializer = StringResponseSerializer()) throws -> String {
-        try serializer.serialize(request: ResponseFixture.request(), response: ResponseFixture.head(contentType: contentType), data: Data(bytes))
+    func text(_ bytes: [UInt8], contentType: String?, serializer: StringResponseSerializer = StringResponseSerializer())
+        throws -> String
+    {
+        try serializer.serialize(
+            request: ResponseFixture.request(), response: ResponseFixture.head(contentType: contentType),
+            data: Data(bytes))
     }
 
     @Test func charsetFromContentType() throws {
         #expect(try text([0x63, 0x61, 0x66, 0xE9], contentType: "text/plain; charset=ISO-8859-1") == "café")
-        #expect(try text([0x63, 0x61, 0x66, 0xE9], contentType: #"text/plain; format=flowed; charset="latin1""#) == "café")
+        #expect(
+            try text([0x63, 0x61, 0x66, 0xE9], contentType: #"text/plain; format=flowed; charset="latin1""#) == "café")
         #expect(try text([0x63, 0x61, 0x66, 0xC3, 0xA9], contentType: "text/plain;charset=utf-8") == "café")
         #expect(try text([0x00, 0x41, 0x00, 0x42], contentType: "text/plain; charset=utf-16be") == "AB")
     }
@@ -176,12 +235,19 @@ import Testing
     @Test func fallbackAndOverride() throws {
         #expect(try text([0xC3, 0xA9], contentType: "text/plain") == "é")
         #expect(try text([0xC3, 0xA9], contentType: "text/plain; charset=x-unknown") == "é")
-        #expect(try text([0xE9], contentType: nil, serializer: StringResponseSerializer(fallbackEncoding: .isoLatin1)) == "é")
-        #expect(try text([0xC3, 0xA9], contentType: "text/plain; charset=iso-8859-1", serializer: StringResponseSerializer(encoding: .utf8)) == "é")
+        #expect(
+            try text([0xE9], contentType: nil, serializer: StringResponseSerializer(fallbackEncoding: .isoLatin1))
+                == "é")
+        #expect(
+            try text(
+                [0xC3, 0xA9], contentType: "text/plain; charset=iso-8859-1",
+                serializer: StringResponseSerializer(encoding: .utf8)) == "é")
     }
 
     @Test func invalidTextIsAnError() throws {
-        let error = try #require(ResponseFixture.error(StringResponseSerializer(), contentType: "text/plain; charset=utf-8", body: Data([0xFF, 0xFE, 0xC3])))
+        let error = try #require(
+            ResponseFixture.error(
+                StringResponseSerializer(), contentType: "text/plain; charset=utf-8", body: Data([0xFF, 0xFE, 0xC3])))
         #expect(error.code == .stringDecodingFailed)
         #expect(error.offendingInput == "utf-8")
     }
@@ -212,7 +278,9 @@ import Testing
     ])
 
     func serialize(_ text: String, status: Int = 200, contentType: String?) throws -> Body {
-        try compound.serialize(request: ResponseFixture.request(), response: ResponseFixture.head(status, contentType: contentType), data: Data(text))
+        try compound.serialize(
+            request: ResponseFixture.request(), response: ResponseFixture.head(status, contentType: contentType),
+            data: Data(text))
     }
 
     @Test func firstAcceptingSerializerWins() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import NIOSSL
 import Testing
+
 @testable import Courier
 
 @Suite struct ServerTrustPolicyConfigurationTests {
@@ -94,7 +95,8 @@ import Testing
     func expectAccepted(_ result: Result<String, CourierError>, sourceLocation: SourceLocation = #_sourceLocation) {
         switch result {
         case .success(let body): #expect(body == "ok", sourceLocation: sourceLocation)
-        case .failure(let error): Issue.record("expected the handshake to succeed: \(error)", sourceLocation: sourceLocation)
+        case .failure(let error):
+            Issue.record("expected the handshake to succeed: \(error)", sourceLocation: sourceLocation)
         }
     }
 
@@ -106,45 +108,58 @@ import Testing
 
     @Test func certificatePinningAcceptsThePinnedCertificate() async throws {
         try await withServer(\.selfSigned) { server, certificates in
-            let policy = ServerTrustPolicy.pinning(.certificate, to: [certificates.otherKey.certificate, certificates.selfSigned.certificate])
+            let policy = ServerTrustPolicy.pinning(
+                .certificate, to: [certificates.otherKey.certificate, certificates.selfSigned.certificate])
             expectAccepted(try await TLSProbe.get(server, policy: policy))
         }
     }
 
     @Test func certificatePinningRejectsAnotherCertificate() async throws {
         try await withServer(\.selfSigned) { server, certificates in
-            expectRefused(try await TLSProbe.get(server, policy: .pinning(.certificate, to: [certificates.otherKey.certificate])))
-            expectRefused(try await TLSProbe.get(server, policy: .pinning(.certificate, to: [certificates.authority.certificate])))
+            expectRefused(
+                try await TLSProbe.get(server, policy: .pinning(.certificate, to: [certificates.otherKey.certificate])))
+            expectRefused(
+                try await TLSProbe.get(server, policy: .pinning(.certificate, to: [certificates.authority.certificate]))
+            )
         }
     }
 
     @Test func publicKeyPinningTrustsWhatAPinnedKeySigned() async throws {
         try await withServer(\.issuedLeaf) { server, certificates in
             // The pin is the CA re-issued with the same key; the server's leaf was signed by the original.
-            expectAccepted(try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.reissuedAuthority.certificate])))
-            expectRefused(try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.otherKey.certificate])))
+            expectAccepted(
+                try await TLSProbe.get(
+                    server, policy: .pinning(.publicKey, to: [certificates.reissuedAuthority.certificate])))
+            expectRefused(
+                try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.otherKey.certificate])))
         }
     }
 
     @Test func publicKeyPinningOfASelfSignedServer() async throws {
         try await withServer(\.selfSigned) { server, certificates in
-            expectAccepted(try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.selfSigned.certificate])))
-            expectRefused(try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.otherKey.certificate])))
+            expectAccepted(
+                try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.selfSigned.certificate])))
+            expectRefused(
+                try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.otherKey.certificate])))
         }
         // Documented limitation: BoringSSL matches a self-signed server certificate against the
         // anchors exactly, so a self-signed certificate re-issued with the pinned key is refused.
         try await withServer(\.reissued) { server, certificates in
-            expectRefused(try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.selfSigned.certificate])))
+            expectRefused(
+                try await TLSProbe.get(server, policy: .pinning(.publicKey, to: [certificates.selfSigned.certificate])))
         }
     }
 
     @Test func pinningTheIssuingAuthorityAcceptsItsLeaf() async throws {
         try await withServer(\.issuedLeaf) { server, certificates in
             for mode in [ServerTrustPolicy.PinningMode.certificate, .publicKey] {
-                expectAccepted(try await TLSProbe.get(server, policy: .pinning(mode, to: [certificates.authority.certificate])))
+                expectAccepted(
+                    try await TLSProbe.get(server, policy: .pinning(mode, to: [certificates.authority.certificate])))
             }
             // Documented limitation: a CA-issued leaf cannot be pinned alone (no partial chains).
-            expectRefused(try await TLSProbe.get(server, policy: .pinning(.certificate, to: [certificates.issuedLeaf.certificate])))
+            expectRefused(
+                try await TLSProbe.get(
+                    server, policy: .pinning(.certificate, to: [certificates.issuedLeaf.certificate])))
             expectRefused(try await TLSProbe.get(server, policy: .default))
             let trustingTheCA = ServerTrustPolicy(additionalTrustRoots: [certificates.authority.certificate])
             expectAccepted(try await TLSProbe.get(server, policy: trustingTheCA))
@@ -155,7 +170,8 @@ import Testing
         try await withServer(\.wrongHost) { server, certificates in
             let pinned = ServerTrustPolicy.pinning(.certificate, to: [certificates.wrongHost.certificate])
             expectRefused(try await TLSProbe.get(server, policy: pinned))
-            let pinnedNoName = ServerTrustPolicy.pinning(.certificate, to: [certificates.wrongHost.certificate], validatesDomainName: false)
+            let pinnedNoName = ServerTrustPolicy.pinning(
+                .certificate, to: [certificates.wrongHost.certificate], validatesDomainName: false)
             expectAccepted(try await TLSProbe.get(server, policy: pinnedNoName))
         }
     }

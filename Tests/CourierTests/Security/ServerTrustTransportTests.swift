@@ -2,6 +2,7 @@ import CourierTestServer
 import Foundation
 import NIOSSL
 import Testing
+
 @testable import Courier
 
 /// The trust policy applied through the transport's own configuration, against the team's test server over TLS.

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+
 @testable import Courier
 
 /// Certificates made for the TLS tests by running `openssl` into a temporary directory.
@@ -31,23 +32,53 @@ struct TestCertificates: Sendable {
     static let shared: Result<TestCertificates, any Error> = Result { try TestCertificates.generate() }
 
     static func generate() throws -> TestCertificates {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         let localNames = ["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]
-        try openssl(["req", "-x509"] + curve + ["-keyout", "a.key", "-out", "a.pem", "-days", "2", "-subj", "/CN=courier-test", "-set_serial", "1"] + localNames, in: directory)
-        try openssl(["req", "-x509", "-key", "a.key", "-out", "a2.pem", "-days", "3", "-subj", "/CN=courier-test", "-set_serial", "2"] + localNames, in: directory)
-        try openssl(["req", "-x509"] + curve + ["-keyout", "b.key", "-out", "b.pem", "-days", "2", "-subj", "/CN=courier-test", "-set_serial", "3"] + localNames, in: directory)
-        try openssl(["req", "-x509"] + curve + ["-keyout", "w.key", "-out", "w.pem", "-days", "2", "-subj", "/CN=wrong.example", "-set_serial", "4", "-addext", "subjectAltName=DNS:wrong.example"], in: directory)
-        try openssl(["req", "-x509"] + curve + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Courier Test CA", "-set_serial", "5"], in: directory)
-        try openssl(["req", "-x509", "-key", "ca.key", "-out", "ca2.pem", "-days", "3", "-subj", "/CN=Courier Test CA", "-set_serial", "7"], in: directory)
-        try openssl(["req", "-new"] + curve + ["-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=courier-leaf"], in: directory)
-        try Data("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n".utf8).write(to: directory.appendingPathComponent("leaf.ext"))
-        try openssl(["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "6", "-days", "2", "-extfile", "leaf.ext", "-out", "leaf.pem"], in: directory)
+        try openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", "a.key", "-out", "a.pem", "-days", "2", "-subj", "/CN=courier-test", "-set_serial", "1",
+            ] + localNames, in: directory)
+        try openssl(
+            [
+                "req", "-x509", "-key", "a.key", "-out", "a2.pem", "-days", "3", "-subj", "/CN=courier-test",
+                "-set_serial", "2",
+            ] + localNames, in: directory)
+        try openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", "b.key", "-out", "b.pem", "-days", "2", "-subj", "/CN=courier-test", "-set_serial", "3",
+            ] + localNames, in: directory)
+        try openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", "w.key", "-out", "w.pem", "-days", "2", "-subj", "/CN=wrong.example", "-set_serial", "4",
+                "-addext", "subjectAltName=DNS:wrong.example",
+            ], in: directory)
+        try openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Courier Test CA", "-set_serial", "5",
+            ], in: directory)
+        try openssl(
+            [
+                "req", "-x509", "-key", "ca.key", "-out", "ca2.pem", "-days", "3", "-subj", "/CN=Courier Test CA",
+                "-set_serial", "7",
+            ], in: directory)
+        try openssl(
+            ["req", "-new"] + curve + ["-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=courier-leaf"],
+            in: directory)
+        try Data("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n".utf8).write(
+            to: directory.appendingPathComponent("leaf.ext"))
+        try openssl(
+            [
+                "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "6", "-days",
+                "2", "-extfile", "leaf.ext", "-out", "leaf.pem",
+            ], in: directory)
 
         func identity(_ name: String, key: String? = nil) throws -> Identity {
-            let certificates = try ServerTrustPolicy.certificates(contentsOf: directory.appendingPathComponent("\(name).pem"))
+            let certificates = try ServerTrustPolicy.certificates(
+                contentsOf: directory.appendingPathComponent("\(name).pem"))
             let keyPath = directory.appendingPathComponent("\(key ?? name).key").path
             return Identity(certificate: certificates[0], key: try NIOSSLPrivateKey(file: keyPath, format: .pem))
         }
@@ -69,7 +100,9 @@ struct TestCertificates: Sendable {
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw CourierError(.init("openssl"), "openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))")
+            throw CourierError(
+                .init("openssl"),
+                "openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))")
         }
     }
 }
@@ -114,7 +147,8 @@ private final class OKResponder: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .end = unwrapInboundIn(data) else { return }
-        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "2", "Content-Type": "text/plain"])
+        let head = HTTPResponseHead(
+            version: .http1_1, status: .ok, headers: ["Content-Length": "2", "Content-Type": "text/plain"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "ok")))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -128,7 +162,9 @@ private final class OKResponder: ChannelInboundHandler, Sendable {
 enum TLSProbe {
     /// Sends GET / to `server` through AsyncHTTPClient configured with `policy`; returns the
     /// body, or the ``CourierError`` the failure maps to.
-    static func get(_ server: TLSTestServer, policy: ServerTrustPolicy, host: String = "127.0.0.1") async throws -> Result<String, CourierError> {
+    static func get(_ server: TLSTestServer, policy: ServerTrustPolicy, host: String = "127.0.0.1") async throws
+        -> Result<String, CourierError>
+    {
         var configuration = HTTPClient.Configuration()
         try policy.apply(to: &configuration)
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -142,7 +178,8 @@ enum TLSProbe {
             result = .success(String(buffer: body))
         } catch {
             result = .failure(
-                CourierError.tlsFailure(error, url: url) ?? CourierError(.init("notTLS"), "unmapped: \(error)", underlyingError: error))
+                CourierError.tlsFailure(error, url: url)
+                    ?? CourierError(.init("notTLS"), "unmapped: \(error)", underlyingError: error))
         }
         try await client.shutdown()
         return result

@@ -1,10 +1,10 @@
+import CourierTestServer
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// A bearer token; the tests say up front whether it counts as expired.
 struct BearerToken: AuthenticationCredential {
@@ -51,8 +51,10 @@ struct TestServerAuthenticator: Authenticator {
 struct AuthenticationInterceptorTests {
     /// A server, a token client and an interceptor for a fresh realm; tears them down.
     func withAuth(
-        credential: BearerToken, tokenQuery: String = "", window: AuthenticationInterceptor<TestServerAuthenticator>.RefreshWindow = .init(),
-        _ body: (TestServer, String, SessionManager, AuthenticationInterceptor<TestServerAuthenticator>) async throws -> Void
+        credential: BearerToken, tokenQuery: String = "",
+        window: AuthenticationInterceptor<TestServerAuthenticator>.RefreshWindow = .init(),
+        _ body: (TestServer, String, SessionManager, AuthenticationInterceptor<TestServerAuthenticator>) async throws ->
+            Void
     ) async throws {
         let realm = UUID().uuidString
         let tokenClient = SessionManager()
@@ -60,7 +62,8 @@ struct AuthenticationInterceptorTests {
         try await withSession { server, _, _ in
             let authenticator = TestServerAuthenticator(
                 tokenClient: tokenClient, tokenURL: server.url("/auth/token?realm=\(realm)\(tokenQuery)"))
-            let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: credential, refreshWindow: window)
+            let interceptor = AuthenticationInterceptor(
+                authenticator: authenticator, credential: credential, refreshWindow: window)
             let manager = SessionManager(interceptor: interceptor)
             do {
                 try await body(server, realm, manager, interceptor)
@@ -117,7 +120,8 @@ struct AuthenticationInterceptorTests {
     @Test(arguments: [true, false])
     func refusedRefreshFailsEveryWaiterWithOneError(expiredOnClient: Bool) async throws {
         let old = BearerToken(token: "old", requiresRefresh: expiredOnClient)
-        try await withAuth(credential: old, tokenQuery: "&refuse=1&delay_ms=200") { server, realm, manager, interceptor in
+        try await withAuth(credential: old, tokenQuery: "&refuse=1&delay_ms=200") {
+            server, realm, manager, interceptor in
             let results = await concurrentGets(50, manager: manager, url: server.url("/auth/protected?realm=\(realm)"))
             let errors = results.compactMap { result -> CourierError? in
                 guard case .failure(let error) = result else { return nil }
@@ -137,7 +141,8 @@ struct AuthenticationInterceptorTests {
     }
 
     @Test func refreshLoopStopsWithTypedError() async throws {
-        let window = AuthenticationInterceptor<TestServerAuthenticator>.RefreshWindow(interval: .seconds(60), maximumAttempts: 3)
+        let window = AuthenticationInterceptor<TestServerAuthenticator>.RefreshWindow(
+            interval: .seconds(60), maximumAttempts: 3)
         try await withAuth(credential: BearerToken(token: "old", requiresRefresh: false), window: window) {
             server, realm, manager, interceptor in
             let url = server.url("/auth/protected?realm=\(realm)&reject=all")
@@ -164,7 +169,8 @@ struct AuthenticationInterceptorTests {
             let tokenURL = server.url("/auth/token?realm=\(realm)")
             let freshToken: @Sendable () async throws -> BearerToken = {
                 let response = try await tokenClient.data(for: Request(method: .post, url: tokenURL))
-                return BearerToken(token: try #require(try jsonObject(response.data)["token"] as? String), requiresRefresh: false)
+                return BearerToken(
+                    token: try #require(try jsonObject(response.data)["token"] as? String), requiresRefresh: false)
             }
             let first = try await freshToken()
             let authenticator = TestServerAuthenticator(tokenClient: tokenClient, tokenURL: tokenURL)
@@ -186,7 +192,8 @@ struct AuthenticationInterceptorTests {
     /// The session never asks a retrier about a body it cannot replay: the 401 is delivered,
     /// the server saw the body once, and nothing was refreshed.
     @Test func oneShotBodyIsNotResent() async throws {
-        try await withAuth(credential: BearerToken(token: "old", requiresRefresh: false)) { server, realm, manager, interceptor in
+        try await withAuth(credential: BearerToken(token: "old", requiresRefresh: false)) {
+            server, realm, manager, interceptor in
             let chunks = AsyncStream<ByteBuffer> { continuation in
                 continuation.yield(ByteBuffer(string: "sent once"))
                 continuation.finish()
@@ -221,7 +228,10 @@ final class RacingRefresh: RequestInterceptor {
     let refreshElsewhere: @Sendable () async throws -> BearerToken
     private let adaptations = Recorder<Int>()
 
-    init(inner: AuthenticationInterceptor<TestServerAuthenticator>, refreshElsewhere: @escaping @Sendable () async throws -> BearerToken) {
+    init(
+        inner: AuthenticationInterceptor<TestServerAuthenticator>,
+        refreshElsewhere: @escaping @Sendable () async throws -> BearerToken
+    ) {
         self.inner = inner
         self.refreshElsewhere = refreshElsewhere
     }
@@ -235,7 +245,9 @@ final class RacingRefresh: RequestInterceptor {
         return adapted
     }
 
-    func retry(_ request: Request, response: ResponseHead?, error: CourierError?, retryCount: Int) async -> RetryDecision {
+    func retry(_ request: Request, response: ResponseHead?, error: CourierError?, retryCount: Int) async
+        -> RetryDecision
+    {
         await inner.retry(request, response: response, error: error, retryCount: retryCount)
     }
 }

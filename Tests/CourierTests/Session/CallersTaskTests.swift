@@ -1,8 +1,8 @@
+import CourierTestServer
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// `data(for:)` runs a plain GET on the caller's own Swift task. A cancel that comes from
 /// elsewhere (a task handle, `shutdown()`, the deadline) must still stop it, without leaving the

@@ -1,17 +1,21 @@
+import CourierTestServer
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// Credentials on a real redirect chain: two test servers on different loopback ports are two
 /// origins, so what the first one was sent must not reach the second.
 @Suite("Trust: credentials never follow a redirect to another origin", .timeLimit(.minutes(3)))
 struct CredentialRedirectTests {
-    static let secrets = ["Authorization": "Bearer top-secret", "Cookie": "sid=secret-cookie",
-                          "Proxy-Authorization": "Basic c2VjcmV0"]
+    static let secrets = [
+        "Authorization": "Bearer top-secret", "Cookie": "sid=secret-cookie",
+        "Proxy-Authorization": "Basic c2VjcmV0",
+    ]
 
-    func headersSeenAfterRedirect(from server: TestServer, to target: URL, manager: SessionManager) async throws -> [String: String] {
+    func headersSeenAfterRedirect(from server: TestServer, to target: URL, manager: SessionManager) async throws
+        -> [String: String]
+    {
         let query = target.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var request = Request(url: server.url("/redirect-to?url=\(query)"))
         for (name, value) in Self.secrets { try request.setValue(value, forHTTPHeaderField: name) }
@@ -30,7 +34,9 @@ struct CredentialRedirectTests {
         do {
             try await withFaultSession { server, manager, _ in
                 let seen = try await headersSeenAfterRedirect(from: server, to: other.url("/headers"), manager: manager)
-                for name in Self.secrets.keys { #expect(seen[name.lowercased()] == nil, "\(name) reached the other origin") }
+                for name in Self.secrets.keys {
+                    #expect(seen[name.lowercased()] == nil, "\(name) reached the other origin")
+                }
                 #expect(seen["x-harmless"] == "kept")
             }
         } catch {

@@ -1,9 +1,9 @@
+import CourierTestServer
 import Foundation
 import HTTPTypes
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// `SessionTask.currentRequest` is the request as it last went out: the original one until an
 /// adapter, a redirect or resume headers change it. (The task stores a new value only when one
@@ -59,7 +59,9 @@ struct CurrentRequestTests {
             #expect(task.currentRequest.headerFields[.range] == "bytes=1000-")
             #expect(task.currentRequest.headerFields[.ifRange] == "\"range\(size)\"")
             #expect(task.originalRequest.headerFields[.range] == nil)
-            #expect(try Data(contentsOf: try #require(response.fileURL)) == Data(TestServer.expectedRangeBytes(count: size)))
+            #expect(
+                try Data(contentsOf: try #require(response.fileURL)) == Data(TestServer.expectedRangeBytes(count: size))
+            )
         }
     }
 }

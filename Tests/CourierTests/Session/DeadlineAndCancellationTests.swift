@@ -1,9 +1,9 @@
+import CourierTestServer
 import Foundation
 import NIOSSL
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// Every wait of a task is bounded: the request deadline covers the body, a paused task and a
 /// download; cancels from progress callbacks end the task; a cancel after the last byte is too
@@ -106,7 +106,9 @@ struct DeadlineAndCancellationTests {
             let task = manager.downloadTask(
                 with: Request(url: server.url("/range/2000000")),
                 progress: { progress in
-                    guard progress.completedUnitCount >= 100_000, cutter.value == nil, let task = handle.value else { return }
+                    guard progress.completedUnitCount >= 100_000, cutter.value == nil, let task = handle.value else {
+                        return
+                    }
                     cutter.value = Task { await task.cancel(producingResumeData: true) }
                 },
                 destination: { _, _ in destination })

@@ -1,13 +1,15 @@
+import CourierTestServer
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 @Suite("Download tasks: destinations, atomic moves, resume data, cancellation", .timeLimit(.minutes(3)))
 struct DownloadTaskTests {
     func leftovers(in directory: URL) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".download") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
+            $0.hasSuffix(".download")
+        }
     }
 
     @Test func downloadsToTheDestinationCreatingDirectories() async throws {
@@ -16,7 +18,8 @@ struct DownloadTaskTests {
             let progress = Recorder<TransferProgress>()
             let response = try await manager.download(
                 Request(url: server.url("/bytes/300000?seed=11")), options: [.createIntermediateDirectories],
-                progress: { progress.append($0) }, destination: { temporary, head in
+                progress: { progress.append($0) },
+                destination: { temporary, head in
                     #expect(head.statusCode == 200)
                     #expect(FileManager.default.fileExists(atPath: temporary.path))
                     return destination
@@ -39,11 +42,13 @@ struct DownloadTaskTests {
             }
             #expect(try Data(contentsOf: destination) == Data("keep me".utf8))
             #expect(leftovers(in: directory).isEmpty)
-            _ = try await manager.download(request, options: [.removePreviousFile], destination: { _, _ in destination })
+            _ = try await manager.download(
+                request, options: [.removePreviousFile], destination: { _, _ in destination })
             #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: 1000))
             // A missing parent without .createIntermediateDirectories is a typed error.
             await expectCode(.downloadFailed) {
-                try await manager.download(request, destination: { _, _ in directory.appendingPathComponent("no/such/dir/x") })
+                try await manager.download(
+                    request, destination: { _, _ in directory.appendingPathComponent("no/such/dir/x") })
             }
         }
     }

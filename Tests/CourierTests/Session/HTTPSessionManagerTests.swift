@@ -1,8 +1,8 @@
+import CourierTestServer
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 @Suite("HTTPSessionManager: base URL rules, verbs, multipart, download", .timeLimit(.minutes(3)))
 struct HTTPSessionManagerTests {
@@ -37,7 +37,8 @@ struct HTTPSessionManagerTests {
 
     func withManager(_ body: (TestServer, HTTPSessionManager, URL) async throws -> Void) async throws {
         let server = try await TestServer.start()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-http-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let manager = HTTPSessionManager(baseURL: server.baseURL)
         do {

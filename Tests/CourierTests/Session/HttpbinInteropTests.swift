@@ -57,11 +57,14 @@ struct HttpbinInteropTests {
         try await withHttpbin { manager in
             let response = try await manager.post(
                 "post", parameters: ["field": "value"],
-                constructingBody: { form in form.append(Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain") })
+                constructingBody: { form in
+                    form.append(Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain")
+                })
             let value = try #require(response.value as? JSONValue)
             #expect(value["form"]?["field"] == .string("value"))
             #expect(value["files"]?["file"] == .string("hello"))
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-httpbin-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "courier-httpbin-\(UUID().uuidString)")
             let file = directory.appendingPathComponent("bytes.bin")
             let download = try await manager.download(
                 "bytes/20000", to: file, options: [.createIntermediateDirectories])

@@ -1,9 +1,9 @@
+import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 enum BodyKind: String, CaseIterable, Sendable {
     case bytes, file, multipart
@@ -39,7 +39,8 @@ struct RedirectAndHookTests {
     @Test(arguments: [307, 308], BodyKind.allCases)
     func bodyIsResentIntact(status: Int, kind: BodyKind) async throws {
         try await withSession { server, manager, directory in
-            let (request, expected) = try post(kind, to: redirectURL(server, to: "/upload", status: status), directory: directory)
+            let (request, expected) = try post(
+                kind, to: redirectURL(server, to: "/upload", status: status), directory: directory)
             let progress = Recorder<TransferProgress>()
             let response = try await manager.data(for: request, uploadProgress: { progress.append($0) })
             let sink = try jsonObject(response.data)
@@ -55,7 +56,8 @@ struct RedirectAndHookTests {
     @Test(arguments: [301, 302, 303], BodyKind.allCases)
     func postBecomesGetWithoutBody(status: Int, kind: BodyKind) async throws {
         try await withSession { server, manager, directory in
-            let (request, _) = try post(kind, to: redirectURL(server, to: "/anything", status: status), directory: directory)
+            let (request, _) = try post(
+                kind, to: redirectURL(server, to: "/anything", status: status), directory: directory)
             let response = try await manager.data(for: request)
             let echo = try jsonObject(response.data)
             #expect(echo["method"] as? String == "GET")
@@ -92,7 +94,8 @@ struct RedirectAndHookTests {
     }
 
     @Test func redirectLimitAndChains() async throws {
-        try await withSession(configure: { $0.redirectPolicy = RedirectPolicy(maximumRedirects: 3) }) { server, manager, _ in
+        try await withSession(configure: { $0.redirectPolicy = RedirectPolicy(maximumRedirects: 3) }) {
+            server, manager, _ in
             let ok = try await manager.data(for: Request(url: server.url("/redirect/3")))
             #expect(ok.response.statusCode == 200)
             await expectCode(.tooManyRedirects) { try await manager.data(for: Request(url: server.url("/redirect/4"))) }
@@ -169,16 +172,19 @@ struct RedirectAndHookTests {
         try await withSession(
             configure: { $0.sleeper = { delays.append($0) } }, interceptor: RetryPolicy(), eventMonitors: [monitor]
         ) { server, manager, _ in
-            let response = try await manager.data(for: Request(url: server.url("/fault/flaky?id=a&failures=2&status=503")))
+            let response = try await manager.data(
+                for: Request(url: server.url("/fault/flaky?id=a&failures=2&status=503")))
             #expect(response.response.statusCode == 200)
             #expect(try jsonObject(response.data)["attempt"] as? Int == 3)
             #expect(delays.values == [.milliseconds(500), .seconds(1)])
             // Three failures exceed the two retries: the last 503 is delivered.
-            let exhausted = try await manager.data(for: Request(url: server.url("/fault/flaky?id=b&failures=3&status=500")))
+            let exhausted = try await manager.data(
+                for: Request(url: server.url("/fault/flaky?id=b&failures=3&status=500")))
             #expect(exhausted.response.statusCode == 500)
             // Connection failures are retried too. (The transport itself sends a GET once more
             // when its connection closes before any answer, so two closes reach the policy once.)
-            let closed = try await manager.data(for: Request(url: server.url("/fault/flaky?id=c&failures=2&mode=close")))
+            let closed = try await manager.data(
+                for: Request(url: server.url("/fault/flaky?id=c&failures=2&mode=close")))
             #expect(closed.response.statusCode == 200)
             // POST is not idempotent: no retry.
             let post = try await manager.data(

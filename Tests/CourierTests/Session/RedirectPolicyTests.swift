@@ -24,7 +24,9 @@ struct RedirectPolicyTests {
     }
 
     func follow(_ request: Request, _ response: ResponseHead, count: Int = 0) throws -> Request {
-        guard case .follow(let next) = try RedirectPolicy().decide(request: request, response: response, redirectCount: count)
+        guard
+            case .follow(let next) = try RedirectPolicy().decide(
+                request: request, response: response, redirectCount: count)
         else {
             Issue.record("expected a redirect to be followed")
             return request
@@ -86,7 +88,8 @@ struct RedirectPolicyTests {
     }
 
     @Test func oneShotBodyIsFineWhen303DropsIt() throws {
-        let oneShot = request(.post, body: .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once"))))
+        let oneShot = request(
+            .post, body: .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once"))))
         let next = try follow(oneShot, response(303))
         #expect(next.body.isEmpty)
     }
@@ -102,27 +105,34 @@ struct RedirectPolicyTests {
     }
 
     @Test func relativeLocationsResolveAgainstTheRequest() throws {
-        #expect(try follow(request(.get), response(302, location: "other")).url.absoluteString == "http://127.0.0.1:8080/other")
-        #expect(try follow(request(.get), response(302, location: "//127.0.0.1:1/z")).url.absoluteString == "http://127.0.0.1:1/z")
+        #expect(
+            try follow(request(.get), response(302, location: "other")).url.absoluteString
+                == "http://127.0.0.1:8080/other")
+        #expect(
+            try follow(request(.get), response(302, location: "//127.0.0.1:1/z")).url.absoluteString
+                == "http://127.0.0.1:1/z")
     }
 
     @Test func maximumCountIsEnforced() throws {
         expectCode(.tooManyRedirects) {
-            try RedirectPolicy(maximumRedirects: 3).decide(request: request(.get), response: response(302), redirectCount: 3)
+            try RedirectPolicy(maximumRedirects: 3).decide(
+                request: request(.get), response: response(302), redirectCount: 3)
         }
     }
 
     @Test func badLocationsAreTypedErrors() throws {
         for location in ["ftp://127.0.0.1/x", "http://", "javascript:alert(1)"] {
             expectCode(.invalidRedirectLocation) {
-                try RedirectPolicy().decide(request: request(.get), response: response(302, location: location), redirectCount: 0)
+                try RedirectPolicy().decide(
+                    request: request(.get), response: response(302, location: location), redirectCount: 0)
             }
         }
     }
 
     @Test func nonRedirectsAndMissingLocationAreDelivered() throws {
         for head in [response(200), response(304), response(300), response(302, location: nil)] {
-            guard case .deliver = try RedirectPolicy().decide(request: request(.get), response: head, redirectCount: 0) else {
+            guard case .deliver = try RedirectPolicy().decide(request: request(.get), response: head, redirectCount: 0)
+            else {
                 Issue.record("expected deliver for \(head.statusCode)")
                 continue
             }

@@ -1,9 +1,9 @@
+import CourierTesting
 import Foundation
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTesting
 
 /// The session over a custom transport, with no network: the protocol is the whole boundary, so
 /// a ScriptedTransport gets the deadline, cancellation, progress and errors the default one does.
@@ -31,7 +31,9 @@ struct ScriptedSessionTests {
         var slow = Request(url: URL(string: "http://api.test/v1/slow")!)
         slow.timeoutInterval = 0.05
         await expectCode(.timedOut) { try await api.session.data(for: slow) }
-        await expectCode(.connectionFailed) { try await api.session.data(for: Request(url: URL(string: "http://api.test/x")!)) }
+        await expectCode(.connectionFailed) {
+            try await api.session.data(for: Request(url: URL(string: "http://api.test/x")!))
+        }
     }
 
     @Test func aCustomTransportGetsItsDefaultDeadlineOnEitherRunPath() async throws {
@@ -133,7 +135,9 @@ struct ScriptedSessionTests {
 
     @Test func aTransportsFaultsArriveAsTheyAreOrAsTransportFailed() async throws {
         let scripted = ScriptedTransport(replies: [.failure(.connectionFailed)])
-        await expectCode(.connectionFailed) { try await SessionManager(transport: scripted).data(for: Request(url: base)) }
+        await expectCode(.connectionFailed) {
+            try await SessionManager(transport: scripted).data(for: Request(url: base))
+        }
 
         let stray = SessionManager(transport: ThrowingTransport())
         let error = await expectCode(.transportFailed) { try await stray.data(for: Request(url: base)) }
@@ -142,7 +146,9 @@ struct ScriptedSessionTests {
 
     @Test func aBodyThatBreaksOffFailsTheTaskWithTheScriptedError() async throws {
         let transport = ScriptedTransport(replies: [.text(String(repeating: "a", count: 100)).breakingOff(after: 10)])
-        await expectCode(.connectionFailed) { try await SessionManager(transport: transport).data(for: Request(url: base)) }
+        await expectCode(.connectionFailed) {
+            try await SessionManager(transport: transport).data(for: Request(url: base))
+        }
     }
 
     @Test func uploadProgressFromTheTransportReachesTheTask() async throws {
@@ -151,7 +157,9 @@ struct ScriptedSessionTests {
         let manager = SessionManager(transport: transport)
         var request = Request(method: .post, url: base)
         request.body = .data(Data(count: 4096))
-        let response = try await manager.upload(Data(count: 4096), with: request) { reports.append($0.completedUnitCount) }
+        let response = try await manager.upload(Data(count: 4096), with: request) {
+            reports.append($0.completedUnitCount)
+        }
         #expect(response.response.statusCode == 201)
         #expect(reports.values.last == 4096)
         #expect(transport.sent[0].body.count == 4096)

@@ -18,7 +18,9 @@ struct SessionCoreTests {
         #expect(policy.delay(forRetryCount: 2) == .seconds(2))
         for status in [408, 500, 502, 503, 504] {
             let head = ResponseHead(status: .init(code: status), url: get.url)
-            #expect(await policy.retry(get, response: head, error: nil, retryCount: 0) == .retryWithDelay(.milliseconds(500)))
+            #expect(
+                await policy.retry(get, response: head, error: nil, retryCount: 0)
+                    == .retryWithDelay(.milliseconds(500)))
             #expect(await policy.retry(get, response: head, error: nil, retryCount: 2) == .doNotRetry)
         }
         for status in [400, 404, 501] {
@@ -41,7 +43,9 @@ struct SessionCoreTests {
         // A resend after a redirect starts again from zero: nothing is reported until it passes 60.
         #expect(tracker.advance(completed: 5, total: 100) == nil)
         #expect(tracker.advance(completed: 60, total: 100) == nil)
-        #expect(tracker.advance(completed: 100, total: 100) == TransferProgress(completedUnitCount: 100, totalUnitCount: 100))
+        #expect(
+            tracker.advance(completed: 100, total: 100)
+                == TransferProgress(completedUnitCount: 100, totalUnitCount: 100))
         #expect(tracker.finish() == nil)
 
         var unknown = ProgressTracker()

@@ -1,11 +1,13 @@
+import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
-@Suite("SessionManager against the in-process test server: task kinds, progress, caps, cancellation", .timeLimit(.minutes(3)))
+@Suite(
+    "SessionManager against the in-process test server: task kinds, progress, caps, cancellation",
+    .timeLimit(.minutes(3)))
 struct SessionTaskTests {
     @Test func dataTaskGetsAndReportsDownloadProgress() async throws {
         try await withSession { server, manager, _ in
@@ -44,7 +46,8 @@ struct SessionTaskTests {
             let file = try temporaryFile(body, in: directory)
             let progress = Recorder<TransferProgress>()
             let response = try await manager.upload(
-                fileURL: file, with: Request(method: .put, url: server.url("/upload")), progress: { progress.append($0) })
+                fileURL: file, with: Request(method: .put, url: server.url("/upload")),
+                progress: { progress.append($0) })
             let sink = try jsonObject(response.data)
             #expect(sink["sha256"] as? String == sha256Hex(body))
             #expect(sink["method"] as? String == "PUT")
@@ -138,10 +141,11 @@ struct SessionTaskTests {
                 })
             slot.value = task
             task.resume()
-            var spins = 0
-            while task.state != .suspended, spins < 1_000_000 {
-                spins += 1
-                await Task.yield()
+            // Bounded by time, not by a count of yields: on a loaded machine the first progress
+            // report can take longer than any fixed number of spins.
+            let giveUp = ContinuousClock.now + .seconds(60)
+            while task.state != .suspended, ContinuousClock.now < giveUp {
+                try await Task.sleep(for: .milliseconds(5))
             }
             try #require(task.state == .suspended)
             #expect(task.downloadProgress.completedUnitCount == pausedAt.values.first)

@@ -1,10 +1,10 @@
+import CourierTestServer
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// Starts a test server and a session manager whose downloads go to a fresh directory; tears both down.
 @discardableResult
@@ -15,7 +15,8 @@ func withSession<R>(
     _ body: (TestServer, SessionManager, URL) async throws -> R
 ) async throws -> R {
     let server = try await TestServer.start()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-session-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "courier-session-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     var configuration = SessionManager.Configuration()
     configuration.temporaryDirectory = directory
@@ -84,14 +85,17 @@ func expectWellFormedProgress(
         if isClosingTotal {
             #expect(report.completedUnitCount >= previous, sourceLocation: sourceLocation)
         } else {
-            #expect(report.completedUnitCount > previous, "progress went back: \(reports)", sourceLocation: sourceLocation)
+            #expect(
+                report.completedUnitCount > previous, "progress went back: \(reports)", sourceLocation: sourceLocation)
         }
         if let reportTotal = report.totalUnitCount {
             #expect(report.completedUnitCount <= reportTotal, sourceLocation: sourceLocation)
         }
         previous = report.completedUnitCount
     }
-    #expect(reports.last == TransferProgress(completedUnitCount: total, totalUnitCount: total), sourceLocation: sourceLocation)
+    #expect(
+        reports.last == TransferProgress(completedUnitCount: total, totalUnitCount: total),
+        sourceLocation: sourceLocation)
 }
 
 func temporaryFile(_ data: Data, in directory: URL, name: String = UUID().uuidString) throws -> URL {

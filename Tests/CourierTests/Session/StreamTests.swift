@@ -1,10 +1,10 @@
+import CourierTestServer
 import Crypto
 import Foundation
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// The process's resident memory now, from /proc (Linux); nil elsewhere.
 func residentBytes() -> Int? {
@@ -36,7 +36,8 @@ struct StreamTests {
     @Test("events from /sse, split a byte per chunk, with the head first")
     func serverSentEvents() async throws {
         try await Self.withStreaming { server, manager in
-            let response = try await manager.stream(Request(url: server.url("/sse?count=3&event=tick&split=byte&retry=40")))
+            let response = try await manager.stream(
+                Request(url: server.url("/sse?count=3&event=tick&split=byte&retry=40")))
             #expect(response.head.statusCode == 200)
             #expect(response.head.mimeType == "text/event-stream")
             var events: [ServerSentEvent] = []
@@ -50,7 +51,9 @@ struct StreamTests {
         struct Item: Decodable, Equatable { let id: Int; let name: String }
         try await Self.withStreaming { server, manager in
             var items: [Item] = []
-            for try await item in try await manager.stream(Request(url: server.url("/ndjson?count=4&crlf=1"))).jsonLines(of: Item.self) {
+            for try await item in try await manager.stream(Request(url: server.url("/ndjson?count=4&crlf=1")))
+                .jsonLines(of: Item.self)
+            {
                 items.append(item)
             }
             #expect(items == (1...4).map { Item(id: $0, name: "item \($0)") })
@@ -86,7 +89,9 @@ struct StreamTests {
             let error = #expect(throws: CourierError.self) { try missing.validate() }
             #expect(error?.code == .unacceptableStatusCode)
             let json = try await manager.stream(Request(url: server.url("/json")))
-            let typeError = #expect(throws: CourierError.self) { try json.validate(contentTypes: ["text/event-stream"]) }
+            let typeError = #expect(throws: CourierError.self) {
+                try json.validate(contentTypes: ["text/event-stream"])
+            }
             #expect(typeError?.code == .unacceptableContentType)
             for try await _ in json.body {}
             var second = json.body.makeAsyncIterator()
@@ -115,7 +120,8 @@ struct StreamTests {
     func oneGibibyte() async throws {
         let length = 1 << 30
         try await Self.withStreaming { server, manager in
-            let response = try await manager.stream(Request(url: server.url("/stream-bytes/\(length)?seed=5&chunk_size=65536")))
+            let response = try await manager.stream(
+                Request(url: server.url("/stream-bytes/\(length)?seed=5&chunk_size=65536")))
             let baseline = residentBytes()
             var peak = baseline ?? 0
             var received = 0
@@ -180,7 +186,8 @@ struct StreamTests {
             var options = ServerSentEventSource.Options()
             options.reconnectionTime = .seconds(10)  // the stream's retry: 20 (ms) must win
             options.maximumReconnectionsWithoutEvent = 5
-            let source = manager.eventSource(for: Request(url: server.url("/sse?count=6&drop_after=2&retry=20")), options: options)
+            let source = manager.eventSource(
+                for: Request(url: server.url("/sse?count=6&drop_after=2&retry=20")), options: options)
             var events: [ServerSentEvent] = []
             var iterator = source.makeAsyncIterator()
             while let event = try await iterator.next() { events.append(event) }
@@ -190,7 +197,10 @@ struct StreamTests {
             #expect(events.map(\.lastEventID) == (1...6).map { "\($0)" })
             let heads = server.stats.recentRequestHeads.filter { $0.uri.hasPrefix("/sse") }
             #expect(heads.map { $0.value("Last-Event-ID") } == [nil, "2", "4", "6"])
-            #expect(heads.allSatisfy { $0.value("Accept") == "text/event-stream" && $0.value("Cache-Control") == "no-cache" })
+            #expect(
+                heads.allSatisfy {
+                    $0.value("Accept") == "text/event-stream" && $0.value("Cache-Control") == "no-cache"
+                })
         }
     }
 

@@ -1,9 +1,9 @@
+import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// The typed verbs against the test server, whose echo endpoints answer in httpbin's shape.
 @Suite("HTTPSessionManager: typed verbs in and out", .timeLimit(.minutes(3)))
@@ -93,7 +93,8 @@ struct TypedVerbsTests {
 
     @Test func postJSONSendsExactlyTheEncodedBodyAndDecodesTheEcho() async throws {
         try await withManager { manager in
-            let person = Person(name: "Ann \"A\" Lee", age: 30, tags: ["a", "ü"], address: Address(city: "Oslo", zip: "0150"))
+            let person = Person(
+                name: "Ann \"A\" Lee", age: 30, tags: ["a", "ü"], address: Address(city: "Oslo", zip: "0150"))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let expected = try encoder.encode(person)
@@ -117,7 +118,8 @@ struct TypedVerbsTests {
     @Test func perCallContentTypeWinsOverTheBodysOwn() async throws {
         try await withManager { manager in
             let response = try await manager.post(
-                "post", json: ["a": 1], as: Echo<NoBody>.self, headers: ["content-type": "application/merge-patch+json"])
+                "post", json: ["a": 1], as: Echo<NoBody>.self, headers: ["content-type": "application/merge-patch+json"]
+            )
             #expect(response.value.headers["Content-Type"] == "application/merge-patch+json")
             #expect(response.value.data == #"{"a":1}"#)
         }
@@ -227,7 +229,9 @@ struct TypedVerbsTests {
             }
             let length = try #require(boundaryFree.body.contentLength)
             #expect(boundaryFree.value(forHTTPHeaderField: "Content-Length") == String(length))
-            #expect(boundaryFree.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
+            #expect(
+                boundaryFree.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("multipart/form-data; boundary=")
+                    == true)
 
             let upload = try await manager.post(
                 "post", parameters: ["a": "b"], as: Echo<NoBody>.self,
@@ -241,7 +245,8 @@ struct TypedVerbsTests {
         try await withManager { manager in
             let url = try manager.url(for: "post")
             let fromSession = try manager.multipartRequest("post") { _ in }
-            let fromSerializer = try HTTPRequestSerializer().multipartFormRequest(method: .post, urlString: url.absoluteString)
+            let fromSerializer = try HTTPRequestSerializer().multipartFormRequest(
+                method: .post, urlString: url.absoluteString)
             #expect(fromSession.body.isEmpty)
             #expect(fromSerializer.body.isEmpty)
             #expect(fromSession.value(forHTTPHeaderField: "Content-Type") == nil)
@@ -268,7 +273,8 @@ struct TypedVerbsTests {
             #expect(kind.value == .upload)
             let json = try #require(response.value as? JSONValue)
             #expect(json["form"] == ["a": "b", "note": "text"])
-            #expect(json["headers"]?["Content-Length"] == response.request.body.contentLength.map { .string(String($0)) })
+            #expect(
+                json["headers"]?["Content-Length"] == response.request.body.contentLength.map { .string(String($0)) })
 
             let failed = await withCheckedContinuation { continuation in
                 _ = manager.post("post", constructingBody: { _ in throw CourierError(.invalidFile, "no") }) {
@@ -363,7 +369,9 @@ struct TypedVerbsTests {
             "n": .init(count), "r": .init(ratio), "f": .init(flag), "q": .init(name), "d": .init(bytes),
             "none": .init(missing), "list": [.init(count), "literal", 2],
         ]
-        #expect(QueryString.encode(parameters) == "d=AP8%3D&f=0&list%5B%5D=3&list%5B%5D=literal&list%5B%5D=2&n=3&none&q=Ann&r=0.5")
+        #expect(
+            QueryString.encode(parameters)
+                == "d=AP8%3D&f=0&list%5B%5D=3&list%5B%5D=literal&list%5B%5D=2&n=3&none&q=Ann&r=0.5")
     }
 
     // MARK: Support
@@ -389,7 +397,9 @@ struct TypedVerbsTests {
     var partsAppended = 0
     var draft = ComposerDraft(title: "t", words: 2)
 
-    func upload(with manager: HTTPSessionManager) async throws -> DataResponse<TypedVerbsTests.Echo<TypedVerbsTests.NoBody>> {
+    func upload(with manager: HTTPSessionManager) async throws -> DataResponse<
+        TypedVerbsTests.Echo<TypedVerbsTests.NoBody>
+    > {
         try await manager.post(
             "post", parameters: ["a": "b"], as: TypedVerbsTests.Echo<TypedVerbsTests.NoBody>.self,
             constructingBody: { form in

@@ -55,7 +55,9 @@ extension ProcessProbe {
     ///
     /// Scoped to one directory so that files other tests open at the same time are not counted.
     static func descriptorCount(under directory: URL) -> Int? {
-        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else {
+            return nil
+        }
         let prefix = directory.resolvingSymlinksInPath().path + "/"
         return descriptors.count { descriptor in
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor)

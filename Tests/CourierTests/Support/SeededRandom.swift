@@ -55,11 +55,11 @@ struct SeededRandom: RandomNumberGenerator {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 private func getenvString(_ name: String) -> String? {

@@ -28,16 +28,19 @@ struct ContentEndpointTests {
     @Test func basicAuthAcceptsOnlyTheRightCredentials() async throws {
         try await TestServerHarness.withServer { server async throws in
             let good = "Basic " + Data("user:pa ss".utf8).base64EncodedString()
-            let ok = try await TestServerHarness.fetch(server, "/basic-auth/user/pa%20ss", headers: [("Authorization", good)])
+            let ok = try await TestServerHarness.fetch(
+                server, "/basic-auth/user/pa%20ss", headers: [("Authorization", good)])
             #expect(ok.status == .ok)
             #expect(try ok.json() == ["authenticated": true, "user": "user"])
             let bad = "Basic " + Data("user:wrong".utf8).base64EncodedString()
-            let denied = try await TestServerHarness.fetch(server, "/basic-auth/user/pa%20ss", headers: [("Authorization", bad)])
+            let denied = try await TestServerHarness.fetch(
+                server, "/basic-auth/user/pa%20ss", headers: [("Authorization", bad)])
             #expect(denied.status == .unauthorized)
             #expect(denied.headers.first(name: "WWW-Authenticate") == "Basic realm=\"Fake Realm\"")
             let missing = try await TestServerHarness.fetch(server, "/hidden-basic-auth/u/p")
             #expect(missing.status == .notFound)
-            let bearer = try await TestServerHarness.fetch(server, "/bearer", headers: [("Authorization", "Bearer t0k")])
+            let bearer = try await TestServerHarness.fetch(
+                server, "/bearer", headers: [("Authorization", "Bearer t0k")])
             #expect(try bearer.json() == ["authenticated": true, "token": "t0k"])
             let noBearer = try await TestServerHarness.fetch(server, "/bearer")
             #expect(noBearer.status == .unauthorized)
@@ -103,7 +106,8 @@ struct ContentEndpointTests {
     @Test func tlsServesHTTPS() async throws {
         let certificates = try TestCertificates.shared.get()
         var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(certificates.selfSigned.certificate)], privateKey: .privateKey(certificates.selfSigned.key))
+            certificateChain: [.certificate(certificates.selfSigned.certificate)],
+            privateKey: .privateKey(certificates.selfSigned.key))
         tls.minimumTLSVersion = .tlsv12
         let server = try await TestServer.start(tls: try NIOSSLContext(configuration: tls))
         #expect(server.baseURL.absoluteString == "https://127.0.0.1:\(server.port)")
@@ -114,7 +118,8 @@ struct ContentEndpointTests {
             let json = try await TestServerHarness.fetch(server, "/get?tls=1", client: client).json()
             #expect(json["url"]?.stringValue == "https://127.0.0.1:\(server.port)/get?tls=1")
             let body = TestServer.expectedBytes(count: 100_000, seed: 1)
-            let upload = try await TestServerHarness.fetch(server, "/upload", method: .POST, body: body, client: client).json()
+            let upload = try await TestServerHarness.fetch(server, "/upload", method: .POST, body: body, client: client)
+                .json()
             #expect(upload["sha256"]?.stringValue == TestServerHarness.sha256Hex(body))
         } catch {
             try? await client.shutdown()

@@ -74,7 +74,8 @@ struct DownloadEndpointTests {
     @Test func bytesHonorRangeForResume() async throws {
         try await TestServerHarness.withServer { server async throws in
             let tail = try await TestServerHarness.fetch(
-                server, "/bytes/100000?seed=5", headers: [("Range", "bytes=70000-"), ("If-Range", "\"bytes-100000-5\"")])
+                server, "/bytes/100000?seed=5",
+                headers: [("Range", "bytes=70000-"), ("If-Range", "\"bytes-100000-5\"")])
             #expect(tail.status == .partialContent)
             #expect(tail.bytes == TestServer.expectedBytes(count: 30_000, seed: 5, offset: 70_000))
         }
@@ -86,8 +87,9 @@ struct DownloadEndpointTests {
             let count = 3 * 1024 * 1024 + 17
             let reply = try await TestServerHarness.fetch(server, "/bytes/\(count)?seed=99")
             #expect(reply.body.readableBytes == count)
-            #expect(TestServerHarness.sha256Hex(reply.bytes)
-                == TestServerHarness.sha256Hex(TestServer.expectedBytes(count: count, seed: 99)))
+            #expect(
+                TestServerHarness.sha256Hex(reply.bytes)
+                    == TestServerHarness.sha256Hex(TestServer.expectedBytes(count: count, seed: 99)))
         }
     }
 

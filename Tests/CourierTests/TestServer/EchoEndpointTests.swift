@@ -9,7 +9,8 @@ import Testing
 struct EchoEndpointTests {
     @Test func getEchoesArgsHeadersOriginAndURL() async throws {
         try await TestServerHarness.withServer { server async throws in
-            let reply = try await TestServerHarness.fetch(server, "/get?a=1&b=two+words&a=3", headers: [("x-custom-thing", "v")])
+            let reply = try await TestServerHarness.fetch(
+                server, "/get?a=1&b=two+words&a=3", headers: [("x-custom-thing", "v")])
             #expect(reply.status == .ok)
             #expect(reply.headers.first(name: "Content-Type") == "application/json")
             let json = try reply.json()
@@ -27,7 +28,10 @@ struct EchoEndpointTests {
             let reply = try await TestServerHarness.fetch(
                 server, "/post", method: .POST, headers: [("Content-Type", "application/json")], body: body)
             let json = try reply.json()
-            #expect(Set(try #require(json.objectValue).keys) == ["args", "data", "files", "form", "headers", "json", "origin", "url"])
+            #expect(
+                Set(try #require(json.objectValue).keys) == [
+                    "args", "data", "files", "form", "headers", "json", "origin", "url",
+                ])
             #expect(json["json"] == ["k": [1, .double(2.5), "s", nil, true]])
             #expect(json["data"]?.stringValue == #"{"k":[1,2.5,"s",null,true]}"#)
             #expect(json["form"] == [:])
@@ -49,7 +53,8 @@ struct EchoEndpointTests {
 
     @Test func multipartBodyFillsFormAndFiles() async throws {
         try await TestServerHarness.withServer { server async throws in
-            let body = "--XyZ\r\nContent-Disposition: form-data; name=\"field\"\r\n\r\nvalue 1\r\n"
+            let body =
+                "--XyZ\r\nContent-Disposition: form-data; name=\"field\"\r\n\r\nvalue 1\r\n"
                 + "--XyZ\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nfile\r\ncontent\r\n"
                 + "--XyZ--\r\n"
             let reply = try await TestServerHarness.fetch(
@@ -86,7 +91,9 @@ struct EchoEndpointTests {
 
     @Test func headersIPUserAgentUUID() async throws {
         try await TestServerHarness.withServer { server async throws in
-            let headers = try await TestServerHarness.fetch(server, "/headers", headers: [("User-Agent", "courier-test/1")]).json()
+            let headers = try await TestServerHarness.fetch(
+                server, "/headers", headers: [("User-Agent", "courier-test/1")]
+            ).json()
             #expect(headers["headers"]?["User-Agent"] == "courier-test/1")
             #expect(try await TestServerHarness.fetch(server, "/ip").json() == ["origin": "127.0.0.1"])
             let userAgent = try await TestServerHarness.fetch(server, "/user-agent", headers: [("User-Agent", "ua")])
@@ -134,7 +141,8 @@ struct EchoEndpointTests {
 
     @Test func keepAliveAndPipelinedRequestsAnswerInOrder() async throws {
         try await TestServerHarness.withServer { server async throws in
-            let request = "GET /get?n=1 HTTP/1.1\r\nHost: a\r\n\r\n"
+            let request =
+                "GET /get?n=1 HTTP/1.1\r\nHost: a\r\n\r\n"
                 + "POST /post?n=2 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello"
                 + "GET /bytes/3?seed=1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
             let outcome = try await TestServerHarness.rawExchange(server, request)

@@ -24,7 +24,8 @@ struct FaultEndpointTests {
         try await TestServerHarness.withServer { server async throws in
             await #expect(throws: (any Error).self) {
                 _ = try await TestServerHarness.fetch(
-                    server, "/fault/close-after-request-bytes?n=1000", method: .POST, body: Array(repeating: 7, count: 4 * 1024 * 1024))
+                    server, "/fault/close-after-request-bytes?n=1000", method: .POST,
+                    body: Array(repeating: 7, count: 4 * 1024 * 1024))
             }
             let short = try await TestServerHarness.fetch(
                 server, "/fault/close-after-request-bytes?n=1000", method: .POST, body: Array(repeating: 7, count: 10))
@@ -84,7 +85,8 @@ struct FaultEndpointTests {
                     _ = try await TestServerHarness.fetch(server, "/fault/malformed-status?kind=\(kind)")
                 }
             }
-            let outcome = try await TestServerHarness.rawExchange(server, "GET /fault/malformed-status HTTP/1.1\r\nHost: a\r\n\r\n")
+            let outcome = try await TestServerHarness.rawExchange(
+                server, "GET /fault/malformed-status HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(outcome.text.hasPrefix("HTTP/1.1 2x0 Broken\r\n"))
         }
     }
@@ -100,7 +102,8 @@ struct FaultEndpointTests {
 
     @Test func resetIsSeenAsConnectionReset() async throws {
         try await TestServerHarness.withServer { server async throws in
-            let outcome = try await TestServerHarness.rawExchange(server, "GET /fault/reset HTTP/1.1\r\nHost: a\r\n\r\n")
+            let outcome = try await TestServerHarness.rawExchange(
+                server, "GET /fault/reset HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(outcome.resetByPeer)
             #expect(outcome.bytes.isEmpty)
         }
@@ -136,10 +139,13 @@ struct FaultEndpointTests {
 
     @Test func contentDispositionCarriesHostileNames() async throws {
         try await TestServerHarness.withServer { server async throws in
-            let plain = try await TestServerHarness.fetch(server, "/fault/content-disposition?filename=..%2F..%2Fetc%2Fpasswd")
+            let plain = try await TestServerHarness.fetch(
+                server, "/fault/content-disposition?filename=..%2F..%2Fetc%2Fpasswd")
             #expect(plain.headers.first(name: "Content-Disposition") == "attachment; filename=\"../../etc/passwd\"")
-            let star = try await TestServerHarness.fetch(server, "/fault/content-disposition?filename=%2Ftmp%2F%C3%A9%22x&form=star")
-            #expect(star.headers.first(name: "Content-Disposition") == "attachment; filename*=UTF-8''%2Ftmp%2F%C3%A9%22x")
+            let star = try await TestServerHarness.fetch(
+                server, "/fault/content-disposition?filename=%2Ftmp%2F%C3%A9%22x&form=star")
+            #expect(
+                star.headers.first(name: "Content-Disposition") == "attachment; filename*=UTF-8''%2Ftmp%2F%C3%A9%22x")
             let injected = try await TestServerHarness.fetch(server, "/fault/content-disposition?filename=a%0D%0AX:1")
             #expect(injected.status == .badRequest)
         }
@@ -154,7 +160,9 @@ struct FaultEndpointTests {
             #expect(third.status == .ok)
             #expect(try third.json()["attempt"] == 3)
             // Another id has its own counter.
-            #expect(try await TestServerHarness.fetch(server, "/fault/flaky?id=t2&failures=1").status == .serviceUnavailable)
+            #expect(
+                try await TestServerHarness.fetch(server, "/fault/flaky?id=t2&failures=1").status == .serviceUnavailable
+            )
 
             await #expect(throws: (any Error).self) {
                 _ = try await TestServerHarness.fetch(server, "/fault/flaky?id=c&failures=1&mode=close")

@@ -21,16 +21,22 @@ struct HTTP2FaultTests {
             let probe = try await HTTP2FrameProbe.connect(to: context.server, trusting: context.certificate)
             // The request stays open, as an upload still going: the answer comes on the head.
             let early = try await probe.send("POST", "/fault/early-answer", bodyBytes: 1000, endRequest: false)
-            #expect(await early.events() == [
-                .headers(status: "200", endStream: false), .data(bytes: 3, endStream: true), .reset(.noError), .closed(.noError),
-            ])
-            let tooLarge = try await probe.send("POST", "/fault/early-answer?status=413&after=500", bodyBytes: 1000, endRequest: false)
-            #expect(await tooLarge.events() == [
-                .headers(status: "413", endStream: false), .data(bytes: 22, endStream: true), .reset(.noError), .closed(.noError),
-            ])
+            #expect(
+                await early.events() == [
+                    .headers(status: "200", endStream: false), .data(bytes: 3, endStream: true), .reset(.noError),
+                    .closed(.noError),
+                ])
+            let tooLarge = try await probe.send(
+                "POST", "/fault/early-answer?status=413&after=500", bodyBytes: 1000, endRequest: false)
+            #expect(
+                await tooLarge.events() == [
+                    .headers(status: "413", endStream: false), .data(bytes: 22, endStream: true), .reset(.noError),
+                    .closed(.noError),
+                ])
             // A request that has ended before the answer needs no reset.
             let ended = try await probe.send("POST", "/fault/early-answer", bodyBytes: 10)
-            #expect(await ended.events() == [.headers(status: "200", endStream: false), .data(bytes: 3, endStream: true)])
+            #expect(
+                await ended.events() == [.headers(status: "200", endStream: false), .data(bytes: 3, endStream: true)])
             await probe.close()
             let stats = context.server.stats
             #expect(stats.http2StreamsServed == 3)
@@ -98,10 +104,13 @@ struct HTTP2FaultTests {
 
     static let codes: [(name: String, code: HTTP2ErrorCode)] = [
         ("no_error", .noError), ("protocol_error", .protocolError), ("internal_error", .internalError),
-        ("flow_control_error", .flowControlError), ("settings_timeout", .settingsTimeout), ("stream_closed", .streamClosed),
+        ("flow_control_error", .flowControlError), ("settings_timeout", .settingsTimeout),
+        ("stream_closed", .streamClosed),
         ("frame_size_error", .frameSizeError), ("refused_stream", .refusedStream), ("cancel", .cancel),
-        ("compression_error", .compressionError), ("connect_error", .connectError), ("enhance_your_calm", .enhanceYourCalm),
-        ("inadequate_security", .inadequateSecurity), ("http_1_1_required", .http11Required), ("4660", HTTP2ErrorCode(networkCode: 4660)),
+        ("compression_error", .compressionError), ("connect_error", .connectError),
+        ("enhance_your_calm", .enhanceYourCalm),
+        ("inadequate_security", .inadequateSecurity), ("http_1_1_required", .http11Required),
+        ("4660", HTTP2ErrorCode(networkCode: 4660)),
     ]
 
     @Test func resetBeforeTheHeadWithEachCode() async throws {
@@ -126,8 +135,12 @@ struct HTTP2FaultTests {
         try await Harness.withServer { context in
             let probe = try await HTTP2FrameProbe.connect(to: context.server, trusting: context.certificate)
             let afterHead = try await probe.send("GET", "/fault/h2-reset?code=protocol_error&when=after-head")
-            #expect(await afterHead.events() == [.headers(status: "200", endStream: false), .reset(.protocolError), .closed(.protocolError)])
-            let midBody = try await probe.send("GET", "/fault/h2-reset?code=flow_control_error&when=mid-body&after=5000")
+            #expect(
+                await afterHead.events() == [
+                    .headers(status: "200", endStream: false), .reset(.protocolError), .closed(.protocolError),
+                ])
+            let midBody = try await probe.send(
+                "GET", "/fault/h2-reset?code=flow_control_error&when=mid-body&after=5000")
             let events = await midBody.events()
             #expect(events.first == .headers(status: "200", endStream: false))
             #expect(events.suffix(2) == [.reset(.flowControlError), .closed(.flowControlError)])
@@ -136,7 +149,8 @@ struct HTTP2FaultTests {
                 return total
             }
             #expect(bodyBytes == 5000)
-            let midUpload = try await probe.send("POST", "/fault/h2-reset?code=cancel&when=mid-upload&after=500", bodyBytes: 1000, endRequest: false)
+            let midUpload = try await probe.send(
+                "POST", "/fault/h2-reset?code=cancel&when=mid-upload&after=500", bodyBytes: 1000, endRequest: false)
             #expect(await midUpload.events() == [.reset(.cancel), .closed(.cancel)])
             await probe.close()
         }
@@ -148,7 +162,8 @@ struct HTTP2FaultTests {
             let cancel = try await Harness.curlHTTP2(context, "/fault/h2-reset?code=cancel")
             #expect(cancel.exitCode == 92)
             #expect(cancel.stderr.contains("CANCEL (err 8)"))
-            let calm = try await Harness.curlHTTP2(context, "/fault/h2-reset?code=enhance_your_calm&when=mid-body&after=100")
+            let calm = try await Harness.curlHTTP2(
+                context, "/fault/h2-reset?code=enhance_your_calm&when=mid-body&after=100")
             #expect(calm.exitCode == 92)
             #expect(calm.stderr.contains("ENHANCE_YOUR_CALM (err 11)"))
             #expect(calm.stdout == String(repeating: "abcdefghijklmnopqrstuvwxyz", count: 3) + "abcdefghijklmnopqrstuv")
@@ -163,16 +178,20 @@ struct HTTP2FaultTests {
         try await Harness.withServer { context in
             let probe = try await HTTP2FrameProbe.connect(to: context.server, trusting: context.certificate)
             let cut = try await probe.send("GET", "/fault/close-mid-response?after=500")
-            #expect(await cut.events() == [
-                .headers(status: "200", endStream: false), .data(bytes: 500, endStream: false), .reset(.internalError), .closed(.internalError),
-            ])
+            #expect(
+                await cut.events() == [
+                    .headers(status: "200", endStream: false), .data(bytes: 500, endStream: false),
+                    .reset(.internalError), .closed(.internalError),
+                ])
             let malformed = try await probe.send("GET", "/fault/malformed-status")
             #expect(await malformed.events() == [.reset(.protocolError), .closed(.protocolError)])
             let chunked = try await probe.send("GET", "/stream-bytes/100?chunk_size=40")
-            #expect(await chunked.events() == [
-                .headers(status: "200", endStream: false), .data(bytes: 40, endStream: false), .data(bytes: 40, endStream: false),
-                .data(bytes: 20, endStream: false), .data(bytes: 0, endStream: true),
-            ])
+            #expect(
+                await chunked.events() == [
+                    .headers(status: "200", endStream: false), .data(bytes: 40, endStream: false),
+                    .data(bytes: 40, endStream: false),
+                    .data(bytes: 20, endStream: false), .data(bytes: 0, endStream: true),
+                ])
             await probe.close()
         }
     }
@@ -211,7 +230,8 @@ struct HTTP2FaultTests {
         try await Harness.withServer { context in
             let probe = try await HTTP2FrameProbe.connect(to: context.server, trusting: context.certificate)
             let first = try await probe.send("GET", "/delay/0.3")
-            let upload = try await probe.send("POST", "/fault/h2-goaway?after=500&last=exclude", bodyBytes: 1000, endRequest: false)
+            let upload = try await probe.send(
+                "POST", "/fault/h2-goaway?after=500&last=exclude", bodyBytes: 1000, endRequest: false)
             // Never processed: no frame at all, only the client's own closing of the stream.
             #expect(await upload.events() == [.closed(.cancel)])
             // The stream below last-stream-id still completes before the connection closes.
@@ -237,7 +257,8 @@ struct HTTP2FaultTests {
         try await Harness.withServer { context in
             let file = context.directory.appendingPathComponent("upload.bin")
             try Data(count: 5_000_000).write(to: file)
-            let result = try await Harness.curlHTTP2(context, "/fault/h2-goaway?after=100000", ["--data-binary", "@\(file.path)"])
+            let result = try await Harness.curlHTTP2(
+                context, "/fault/h2-goaway?after=100000", ["--data-binary", "@\(file.path)"])
             #expect(result.exitCode == 0, "\(result.stderr)")
             #expect(TestServerJSON.parse(Array(result.stdout.utf8)) == ["bytes": 5_000_000])
             #expect(context.server.stats.http2GoAwaysSent == 1)

@@ -32,7 +32,9 @@ final class HTTP2FrameProbe: Sendable {
     private let multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>
     private let recorder: ConnectionRecorder
 
-    private init(channel: any Channel, multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>, recorder: ConnectionRecorder) {
+    private init(
+        channel: any Channel, multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>, recorder: ConnectionRecorder
+    ) {
         self.channel = channel
         self.multiplexer = multiplexer
         self.recorder = recorder
@@ -40,7 +42,8 @@ final class HTTP2FrameProbe: Sendable {
 
     /// Connects over TLS with ALPN `h2` only, trusting `certificate`. The connection closes
     /// itself after 30 s whatever happens, so a silent server cannot hang a test.
-    static func connect(to server: TestServer, trusting certificate: NIOSSLCertificate) async throws -> HTTP2FrameProbe {
+    static func connect(to server: TestServer, trusting certificate: NIOSSLCertificate) async throws -> HTTP2FrameProbe
+    {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([certificate])
         tls.applicationProtocols = ["h2"]
@@ -58,7 +61,8 @@ final class HTTP2FrameProbe: Sendable {
             streamConfiguration.streamResetFrameRateLimit.maximumCount = 1 << 20
             streamConfiguration.streamErrorRateLimit.maximumCount = 1 << 20
             let multiplexer = try handlers.configureHTTP2Pipeline(
-                mode: .client, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
+                mode: .client, connectionConfiguration: connectionConfiguration,
+                streamConfiguration: streamConfiguration
             ) { stream in stream.eventLoop.makeSucceededVoidFuture() }
             try handlers.addHandler(recorder)
             return NIOLoopBound(multiplexer, eventLoop: channel.eventLoop)
@@ -71,7 +75,8 @@ final class HTTP2FrameProbe: Sendable {
     /// request only when `endRequest`; returns the stream's recorder. With `endRequest` false the
     /// request stays open, as an upload the server has not read to the end.
     func send(
-        _ method: String, _ path: String, extraHeaders: [(String, String)] = [], bodyBytes: Int = 0, endRequest: Bool = true
+        _ method: String, _ path: String, extraHeaders: [(String, String)] = [], bodyBytes: Int = 0,
+        endRequest: Bool = true
     ) async throws -> StreamRecorder {
         let stream = StreamRecorder()
         let multiplexer = self.multiplexer
@@ -85,10 +90,12 @@ final class HTTP2FrameProbe: Sendable {
         ]
         headers.add(contentsOf: extraHeaders)
         let headersEnd = endRequest && bodyBytes == 0
-        streamChannel.write(HTTP2Frame.FramePayload.headers(.init(headers: headers, endStream: headersEnd)), promise: nil)
+        streamChannel.write(
+            HTTP2Frame.FramePayload.headers(.init(headers: headers, endStream: headersEnd)), promise: nil)
         if bodyBytes > 0 {
             let body = ByteBuffer(repeating: 0x61, count: bodyBytes)
-            streamChannel.write(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(body), endStream: endRequest)), promise: nil)
+            streamChannel.write(
+                HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(body), endStream: endRequest)), promise: nil)
         }
         streamChannel.flush()
         return stream
@@ -139,7 +146,9 @@ final class HTTP2FrameProbe: Sendable {
                 state.closed = true
                 return state.events
             }
-            for waiter in closed.withLockedValue({ waiters in defer { waiters = [] }; return waiters }) {
+            for waiter in closed.withLockedValue({ waiters in
+                defer { waiters = [] }; return waiters
+            }) {
                 waiter.resume(returning: events)
             }
         }

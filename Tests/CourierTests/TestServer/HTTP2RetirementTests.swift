@@ -69,7 +69,10 @@ struct HTTP2RetirementTests {
     @Test(.enabled(if: HTTP2TestHarness.curlSpeaksHTTP2, "curl has no HTTP/2"))
     func curlInParallelLosesNoProcessedStream() async throws {
         try await Harness.withServer(HTTP2Options(streamsPerConnection: 5)) { context in
-            var arguments = ["--http2", "--cacert", context.certificateFile.path, "-Z", "--parallel-max", "8", "--write-out", "%{http_code}\n"]
+            var arguments = [
+                "--http2", "--cacert", context.certificateFile.path, "-Z", "--parallel-max", "8", "--write-out",
+                "%{http_code}\n",
+            ]
             for index in 0..<60 {
                 arguments += [context.server.url("/get?i=\(index)").absoluteString, "-o", "/dev/null"]
             }

@@ -25,8 +25,10 @@ struct HTTP2ServerTests {
             #expect(context.server.stats.lastRequestHead?.value("host") == "127.0.0.1:\(context.server.port)")
 
             let h1 = try await Harness.curl(
-                ["--http1.1", "--cacert", context.certificateFile.path, "--write-out", "\n%{http_version}",
-                 context.server.url("/get?a=1").absoluteString])
+                [
+                    "--http1.1", "--cacert", context.certificateFile.path, "--write-out", "\n%{http_version}",
+                    context.server.url("/get?a=1").absoluteString,
+                ])
             #expect(h1.exitCode == 0, "\(h1.stderr)")
             #expect(h1.stdout.hasSuffix("\n1.1"))
             #expect(context.server.stats.http2ConnectionsOpened == 1)

@@ -31,7 +31,8 @@ enum HTTP2TestHarness {
         try pem(identity.certificate).write(to: certificateFile)
         let tls = try TestServer.makeTLSContext(certificateChain: [identity.certificate], privateKey: identity.key)
         let server = try await TestServer.start(tls: tls, http2: options)
-        let context = Context(server: server, certificate: identity.certificate, certificateFile: certificateFile, directory: directory)
+        let context = Context(
+            server: server, certificate: identity.certificate, certificateFile: certificateFile, directory: directory)
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
             let result = try await body(context)
@@ -44,7 +45,9 @@ enum HTTP2TestHarness {
     }
 
     static func pem(_ certificate: NIOSSLCertificate) throws -> Data {
-        let base64 = Data(try certificate.toDERBytes()).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        let base64 = Data(try certificate.toDERBytes()).base64EncodedString(options: [
+            .lineLength64Characters, .endLineWithLineFeed,
+        ])
         return Data("-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n".utf8)
     }
 
@@ -82,7 +85,8 @@ enum HTTP2TestHarness {
 
     /// curl's usual arguments for a request to `path` on `context`'s server over HTTP/2.
     static func curlHTTP2(_ context: Context, _ path: String, _ extra: [String] = []) async throws -> CurlResult {
-        try await curl(["--http2", "--cacert", context.certificateFile.path] + extra + [context.server.url(path).absoluteString])
+        try await curl(
+            ["--http2", "--cacert", context.certificateFile.path] + extra + [context.server.url(path).absoluteString])
     }
 
     private static func runSynchronously(_ arguments: [String]) throws -> CurlResult {

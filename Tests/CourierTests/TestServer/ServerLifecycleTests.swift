@@ -27,7 +27,9 @@ struct ServerLifecycleTests {
     @Test func expectContinueGetsAnInterimResponse() async throws {
         try await TestServerHarness.withServer { server async throws in
             let outcome = try await TestServerHarness.rawExchange(
-                server, "POST /upload HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")
+                server,
+                "POST /upload HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"
+            )
             #expect(outcome.text.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"))
             #expect(outcome.text.contains("\"bytes\": 3"))
         }
@@ -36,7 +38,9 @@ struct ServerLifecycleTests {
     @Test func contentLengthWithChunkedIsRejected() async throws {
         try await TestServerHarness.withServer { server async throws in
             let outcome = try await TestServerHarness.rawExchange(
-                server, "POST /post HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+                server,
+                "POST /post HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            )
             #expect(outcome.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
         }
     }
@@ -77,7 +81,9 @@ struct ServerLifecycleTests {
 
     @Test func uploadWithoutDigestStillCounts() async throws {
         try await TestServerHarness.withServer { server async throws in
-            let json = try await TestServerHarness.fetch(server, "/upload?digest=none&parts=count", method: .PUT, body: [1, 2, 3]).json()
+            let json = try await TestServerHarness.fetch(
+                server, "/upload?digest=none&parts=count", method: .PUT, body: [1, 2, 3]
+            ).json()
             #expect(json["bytes"] == 3)
             #expect(json["sha256"] == .null)
             #expect(json["parts"] == nil)

@@ -29,7 +29,8 @@ struct ServerStatsTests {
                 _ = try await TestServerHarness.fetch(server, shape.path, method: shape.method)
                 let stats = server.stats
                 if stats.requestsServed != round || stats.requestsReceived != round {
-                    mismatches.append("\(round) \(shape.path): served \(stats.requestsServed), received \(stats.requestsReceived)")
+                    mismatches.append(
+                        "\(round) \(shape.path): served \(stats.requestsServed), received \(stats.requestsReceived)")
                 }
             }
             #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")

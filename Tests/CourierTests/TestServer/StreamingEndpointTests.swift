@@ -94,7 +94,9 @@ struct StreamingEndpointTests {
 
     @Test func sseRejectsBadOptions() async throws {
         try await TestServerHarness.withServer { server async throws in
-            for query in ["count=-1", "lines=0", "retry=1x", "retry=", "delay_ms=70000", "drop_after=-1", "event=a%0Ab"] {
+            for query in [
+                "count=-1", "lines=0", "retry=1x", "retry=", "delay_ms=70000", "drop_after=-1", "event=a%0Ab",
+            ] {
                 #expect(try await TestServerHarness.fetch(server, "/sse?\(query)").status == .badRequest, "\(query)")
             }
         }
@@ -104,7 +106,10 @@ struct StreamingEndpointTests {
         try await TestServerHarness.withServer { server async throws in
             let reply = try await TestServerHarness.fetch(server, "/ndjson?count=3")
             #expect(reply.headers.first(name: "Content-Type") == "application/x-ndjson")
-            #expect(reply.text == "{\"id\":1,\"name\":\"item 1\"}\n{\"id\":2,\"name\":\"item 2\"}\n{\"id\":3,\"name\":\"item 3\"}\n")
+            #expect(
+                reply.text
+                    == "{\"id\":1,\"name\":\"item 1\"}\n{\"id\":2,\"name\":\"item 2\"}\n{\"id\":3,\"name\":\"item 3\"}\n"
+            )
             let broken = try await TestServerHarness.fetch(server, "/ndjson?count=3&invalid_at=2&crlf=1")
             #expect(broken.text == "{\"id\":1,\"name\":\"item 1\"}\r\n{\"id\":2,\r\n{\"id\":3,\"name\":\"item 3\"}\r\n")
             #expect(try await TestServerHarness.fetch(server, "/ndjson?count=x").text.contains("item 10"))

@@ -65,7 +65,9 @@ enum TestServerHarness {
 
     /// Writes `request` verbatim on a new TCP connection and returns every byte the server
     /// sends until it closes the connection (or `limit` bytes), and how the connection ended.
-    static func rawExchange(_ server: TestServer, _ request: String, limit: Int = 16 * 1024 * 1024) async throws -> RawOutcome {
+    static func rawExchange(_ server: TestServer, _ request: String, limit: Int = 16 * 1024 * 1024) async throws
+        -> RawOutcome
+    {
         let collector = RawCollector(limit: limit)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in

@@ -28,7 +28,8 @@ struct UploadSinkTests {
             request.method = .PUT
             request.body = .stream(TestServerBufferSequence(pieces), length: .unknown)
             let response = try await TestServerHarness.client.execute(request, timeout: .seconds(30))
-            let json = try #require(TestServerJSON.parse(try await response.body.collect(upTo: 1 << 20).readableBytesView))
+            let json = try #require(
+                TestServerJSON.parse(try await response.body.collect(upTo: 1 << 20).readableBytesView))
             let all = pieces.flatMap { $0 }
             #expect(json["bytes"]?.intValue == all.count)
             #expect(json["sha256"]?.stringValue == TestServerHarness.sha256Hex(all))
@@ -42,11 +43,14 @@ struct UploadSinkTests {
             let file = TestServer.expectedBytes(count: 300_000, seed: 11)
             var body: [UInt8] = []
             body += Array("--b0undary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nhello".utf8)
-            body += Array("\r\n--b0undary\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\nX-Extra: 1\r\n\r\n".utf8)
+            body += Array(
+                "\r\n--b0undary\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\nX-Extra: 1\r\n\r\n"
+                    .utf8)
             body += file
             body += Array("\r\n--b0undary--\r\n".utf8)
             let reply = try await TestServerHarness.fetch(
-                server, "/upload", method: .POST, headers: [("Content-Type", "multipart/form-data; boundary=b0undary")], body: body)
+                server, "/upload", method: .POST, headers: [("Content-Type", "multipart/form-data; boundary=b0undary")],
+                body: body)
             #expect(reply.status == .ok)
             let json = try reply.json()
             #expect(json["sha256"]?.stringValue == TestServerHarness.sha256Hex(body))
@@ -70,7 +74,8 @@ struct UploadSinkTests {
         try await TestServerHarness.withServer { server async throws in
             let body = Array("--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno end".utf8)
             let reply = try await TestServerHarness.fetch(
-                server, "/upload", method: .POST, headers: [("Content-Type", "multipart/form-data; boundary=B")], body: body)
+                server, "/upload", method: .POST, headers: [("Content-Type", "multipart/form-data; boundary=B")],
+                body: body)
             #expect(reply.status == .badRequest)
             #expect(try reply.json()["error"]?.stringValue?.contains("closing boundary") == true)
         }

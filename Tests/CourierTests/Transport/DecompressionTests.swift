@@ -1,9 +1,9 @@
+import CourierTestServer
 import Foundation
 import HTTPTypes
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 @Suite("Transport: decompression by default, Accept-Encoding, bombs", .timeLimit(.minutes(3)))
 struct DecompressionTests {
@@ -91,7 +91,8 @@ struct DecompressionTests {
                 try await manager.data(for: Request(url: url))
             }
             #expect(buffered?.underlyingError != nil)
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bomb-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "courier-bomb-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             await expectCode(.decompressionLimitExceeded) {

@@ -86,7 +86,8 @@ struct HTTP2TransportTests {
             let download = try await manager.data(for: Request(url: server.url("/bytes/1000000?seed=3")))
             #expect(Array(download.data) == TestServer.expectedBytes(count: 1_000_000, seed: 3))
             let payload = patternData(count: 3_000_000)
-            let upload = try await manager.data(for: Request(method: .post, url: server.url("/post"), body: .data(payload)))
+            let upload = try await manager.data(
+                for: Request(method: .post, url: server.url("/post"), body: .data(payload)))
             let echo = try jsonObject(upload.data)
             #expect((echo["data"] as? String)?.utf8.count ?? 0 > 0)
             #expect(server.stats.http2StreamsServed == 1, "the download rode HTTP/2, the upload HTTP/1.1")
@@ -197,7 +198,8 @@ struct HTTP2TransportTests {
                             do {
                                 let request =
                                     index % 100 == 0
-                                    ? Request(method: .post, url: server.url("/post"), body: .data(Data("\(index)".utf8)))
+                                    ? Request(
+                                        method: .post, url: server.url("/post"), body: .data(Data("\(index)".utf8)))
                                     : Request(url: server.url("/get?i=\(index)"))
                                 let response = try await manager.data(for: request)
                                 if response.response.status.code != 200 {
@@ -211,7 +213,9 @@ struct HTTP2TransportTests {
                 }
             }
             let lost = failures.withLockedValue { $0 }
-            let kinds = Dictionary(grouping: lost, by: { $0.split(separator: ":").dropFirst().first.map(String.init) ?? "" }).mapValues(\.count)
+            let kinds = Dictionary(
+                grouping: lost, by: { $0.split(separator: ":").dropFirst().first.map(String.init) ?? "" }
+            ).mapValues(\.count)
             #expect(lost.isEmpty, "\(lost.count) of \(total) failed: \(kinds); first: \(lost.first ?? "")")
             let stats = server.stats
             #expect(stats.http2StreamsServed == total - total / 100)

@@ -1,8 +1,8 @@
+import CourierTestServer
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// The delegate path enforces `readTimeout` with one timer per exchange instead of
 /// AsyncHTTPClient's per-part timer: silence still times out, a body that keeps arriving for
@@ -10,10 +10,10 @@ import CourierTestServer
 @Suite("Idle read timeout on the delegate path", .timeLimit(.minutes(3)))
 struct IdleReadTimeoutTests {
     @Test func aBodyThatKeepsComingOutlivesTheReadTimeout() async throws {
-        // 25 bytes, one every 100 ms: 2.5 s in all, more than twice the 1 s read timeout,
-        // but never 1 s without a byte.
-        try await withFaultSession(transport: { $0.readTimeout = .seconds(1) }) { server, manager, _ in
-            let response = try await manager.data(for: Request(url: server.url("/drip?numbytes=25&duration=2.5")))
+        // 25 bytes, one every 200 ms: 5 s in all, more than twice the 2 s read timeout, but
+        // never 2 s without a byte (a tenfold margin, so a loaded machine's stalls do not count).
+        try await withFaultSession(transport: { $0.readTimeout = .seconds(2) }) { server, manager, _ in
+            let response = try await manager.data(for: Request(url: server.url("/drip?numbytes=25&duration=5")))
             #expect(response.response.statusCode == 200)
             #expect(response.data.count == 25)
         }
@@ -23,7 +23,8 @@ struct IdleReadTimeoutTests {
         // The head and one byte, then a minute of nothing.
         try await withFaultSession(transport: { $0.readTimeout = .milliseconds(300) }) { server, manager, _ in
             await expectFailure([.timedOut]) {
-                try await manager.data(for: Request(url: server.url("/fault/drip-forever?interval_ms=60000&max_ms=20000")))
+                try await manager.data(
+                    for: Request(url: server.url("/fault/drip-forever?interval_ms=60000&max_ms=20000")))
             }
         }
     }

@@ -1,10 +1,10 @@
+import CourierTestServer
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// Uploads whose file parts go out with sendfile (`FileRegionBody` through AsyncHTTPClient's
 /// delegate API), checked at the test server's hashing `/upload` sink.
@@ -46,7 +46,8 @@ import CourierTestServer
             let offset = 1_000
             let length = (9 << 20) + 1
             let request = Request(
-                method: .put, url: server.url("/upload"), body: try .file(file, offset: Int64(offset), length: Int64(length)))
+                method: .put, url: server.url("/upload"),
+                body: try .file(file, offset: Int64(offset), length: Int64(length)))
             #expect(AsyncHTTPClientTransport.sendfileSegments(of: request) != nil)
             let reports = Recorder<Int64>()
 
@@ -97,12 +98,14 @@ import CourierTestServer
             }
             let truncated = Slot<Bool>()
             let error = await expectCode(.bodyLengthMismatch) {
-                let response = try await transport.send(request, uploadProgress: { _ in
-                    // At the first progress report the file shrinks under the sender.
-                    guard truncated.value == nil else { return }
-                    truncated.value = true
-                    _ = truncate(file.path, 1024)
-                })
+                let response = try await transport.send(
+                    request,
+                    uploadProgress: { _ in
+                        // At the first progress report the file shrinks under the sender.
+                        guard truncated.value == nil else { return }
+                        truncated.value = true
+                        _ = truncate(file.path, 1024)
+                    })
                 return try await collect(response.body)
             }
             #expect(error?.offendingInput == file.path)
@@ -155,11 +158,17 @@ import CourierTestServer
         let plain = try #require(URL(string: "http://127.0.0.1:9/upload"))
         let tls = try #require(URL(string: "https://127.0.0.1:9/upload"))
 
-        #expect(AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: plain, body: try .file(file))) != nil)
+        #expect(
+            AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: plain, body: try .file(file)))
+                != nil)
         // TLS encrypts in user space: large reads instead.
-        #expect(AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: tls, body: try .file(file))) == nil)
+        #expect(
+            AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: tls, body: try .file(file)))
+                == nil)
         // Nothing in a file: nothing to gain.
-        #expect(AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: plain, body: .data(Data([1])))) == nil)
+        #expect(
+            AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: plain, body: .data(Data([1]))))
+                == nil)
         // An empty range of a file.
         let empty = Request(method: .post, url: plain, body: try .file(file, offset: 10, length: 0))
         #expect(AsyncHTTPClientTransport.sendfileSegments(of: empty) == nil)
@@ -167,7 +176,9 @@ import CourierTestServer
         var form = MultipartFormData()
         try form.append(fileURL: file, name: "file")
         form.throttle = .init(packetSize: 16 << 10, delay: 0.001)
-        #expect(AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: plain, body: .source(form))) == nil)
+        #expect(
+            AsyncHTTPClientTransport.sendfileSegments(of: Request(method: .post, url: plain, body: .source(form)))
+                == nil)
     }
 }
 
@@ -176,7 +187,8 @@ func withTransport<R>(
     _ body: (TestServer, AsyncHTTPClientTransport, URL) async throws -> R
 ) async throws -> R {
     let server = try await TestServer.start()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-transport-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "courier-transport-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let transport = AsyncHTTPClientTransport()
     do {

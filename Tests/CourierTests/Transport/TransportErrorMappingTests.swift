@@ -9,7 +9,8 @@ import Testing
     @Test func asyncHTTPClientCancellationIsCancelled() throws {
         let url = try #require(URL(string: "http://127.0.0.1:9/x"))
         #expect(AsyncHTTPClientTransport.courierError(from: HTTPClientError.cancelled, url: url).code == .cancelled)
-        #expect(AsyncHTTPClientTransport.courierError(from: HTTPClientError.deadlineExceeded, url: url).code == .timedOut)
+        #expect(
+            AsyncHTTPClientTransport.courierError(from: HTTPClientError.deadlineExceeded, url: url).code == .timedOut)
     }
 }
 

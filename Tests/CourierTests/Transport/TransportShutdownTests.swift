@@ -1,9 +1,9 @@
+import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
 @testable import Courier
-import CourierTestServer
 
 /// A transport that has been shut down refuses every send with a typed error, on each of its
 /// paths, rather than leaving the caller waiting: AsyncHTTPClient fails such a request without
@@ -24,8 +24,14 @@ struct TransportShutdownTests {
 
             let requests: [(String, Request)] = [
                 ("GET, delegate path", Request(url: server.url("/get"))),
-                ("POST from memory, delegate path", Request(method: .post, url: server.url("/post"), body: .data(Data("hello".utf8)))),
-                ("POST from a file, sendfile path", Request(method: .post, url: server.url("/post"), body: try .file(file))),
+                (
+                    "POST from memory, delegate path",
+                    Request(method: .post, url: server.url("/post"), body: .data(Data("hello".utf8)))
+                ),
+                (
+                    "POST from a file, sendfile path",
+                    Request(method: .post, url: server.url("/post"), body: try .file(file))
+                ),
                 (
                     "POST from a stream, async path",
                     Request(

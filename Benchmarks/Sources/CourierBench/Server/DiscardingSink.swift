@@ -21,7 +21,8 @@ enum DiscardingSink {
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelOption(
                 ChannelOptions.recvAllocator,
-                value: AdaptiveRecvByteBufferAllocator(minimum: 64 * 1024, initial: 256 * 1024, maximum: 1024 * 1024))
+                value: AdaptiveRecvByteBufferAllocator(minimum: 64 * 1024, initial: 256 * 1024, maximum: 1024 * 1024)
+            )
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
@@ -86,7 +87,8 @@ private final class CountingHandler: ChannelInboundHandler {
             ("Content-Type", "application/octet-stream"), ("Content-Length", String(count)),
         ])
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
         remainingBytes = count
         streaming = true
         pump(context: context)

@@ -15,7 +15,8 @@ struct HTTP2Host {
     /// Makes a certificate for 127.0.0.1 in `certificateDirectory` (`server.pem`, `server.key`),
     /// starts the server and the counters listener, and writes their ports to `portFile` and
     /// `statsPortFile`; with no port file, nothing is started.
-    static func start(portFile: String, statsPortFile: String, certificateDirectory: String) async throws -> HTTP2Host? {
+    static func start(portFile: String, statsPortFile: String, certificateDirectory: String) async throws -> HTTP2Host?
+    {
         guard !portFile.isEmpty else { return nil }
         guard !statsPortFile.isEmpty, !certificateDirectory.isEmpty else {
             throw BenchError("--h2-port-file needs --h2-stats-port-file and --h2-cert-dir")

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Heap allocations of this process so far, when bench.py preloaded malloc-count/malloc_count.c
@@ -9,12 +9,12 @@ enum AllocationCounter {
 
     private static let getter: Getter? = {
         #if canImport(Glibc)
-        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "courier_bench_allocations") else {
-            return nil
-        }
-        return unsafeBitCast(symbol, to: Getter.self)
+            guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "courier_bench_allocations") else {
+                return nil
+            }
+            return unsafeBitCast(symbol, to: Getter.self)
         #else
-        return nil
+            return nil
         #endif
     }()
 

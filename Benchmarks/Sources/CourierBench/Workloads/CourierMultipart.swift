@@ -47,7 +47,8 @@ enum CourierMultipart {
         var digest = StreamingDigest()
         let (elapsed, outcome) = try measure { () -> (total: Int, declared: Int64?) in
             var form = try MultipartFormData(boundary: boundary)
-            try form.append(fileURL: url, name: "file", fileName: url.lastPathComponent, mimeType: "application/octet-stream")
+            try form.append(
+                fileURL: url, name: "file", fileName: url.lastPathComponent, mimeType: "application/octet-stream")
             let reader = try form.makeReader()
             var total = 0
             while true {

@@ -46,12 +46,13 @@ enum HTTP2Requests {
         /// JSON, and with no repeats for a substring search to trip on.
         static func payload(size: Int) -> Data {
             var state: UInt64 = 0x2545_F491_4F6C_DD1D
-            return Data((0..<max(1, size)).map { _ in
-                state ^= state << 13
-                state ^= state >> 7
-                state ^= state << 17
-                return UInt8(ascii: "a") + UInt8(state % 26)
-            })
+            return Data(
+                (0..<max(1, size)).map { _ in
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
+                    return UInt8(ascii: "a") + UInt8(state % 26)
+                })
         }
 
         /// Whether `body` is the server's answer to one request of `kind`: for a POST, the
@@ -81,7 +82,8 @@ enum HTTP2Requests {
             var request: Request
             switch kind {
             case .posts:
-                request = Request(method: .post, url: try CourierSession.url(setup.baseURL + setup.path), body: .data(setup.payload))
+                request = Request(
+                    method: .post, url: try CourierSession.url(setup.baseURL + setup.path), body: .data(setup.payload))
                 try request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
             case .gets:
                 request = Request(url: try CourierSession.url(setup.baseURL + setup.path))
@@ -127,7 +129,8 @@ enum HTTP2Requests {
                     request.headers.add(name: "Content-Type", value: "text/plain")
                     request.body = .byteBuffer(body)
                 }
-                let task = client.execute(request: request, delegate: CollectingDelegate(), eventLoop: .indifferent, deadline: nil)
+                let task = client.execute(
+                    request: request, delegate: CollectingDelegate(), eventLoop: .indifferent, deadline: nil)
                 let answer = try await task.futureResult.get()
                 guard answer.status == .ok, answer.version == expected, setup.isAnswer(answer.body, kind: kind) else {
                     return -1

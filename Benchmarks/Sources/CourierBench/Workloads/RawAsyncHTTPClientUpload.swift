@@ -15,16 +15,20 @@ enum RawAsyncHTTPClientUpload {
         do {
             let (elapsed, outcome) = try await measureAsync { () -> (Int, HTTPClient.Response) in
                 let fileSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-                let head = ByteBuffer(string:
-                    "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(fileURL.lastPathComponent)\"\r\n"
-                    + "Content-Type: application/octet-stream\r\n\r\n")
+                let head = ByteBuffer(
+                    string:
+                        "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(fileURL.lastPathComponent)\"\r\n"
+                        + "Content-Type: application/octet-stream\r\n\r\n")
                 let tail = ByteBuffer(string: "\r\n--\(boundary)--\r\n")
                 let length = head.readableBytes + fileSize + tail.readableBytes
                 let handle = try openForSendfile(path)
                 defer { close(handle) }
                 let body = HTTPClient.Body.stream(contentLength: Int64(length)) { writer in
                     writer.write(.byteBuffer(head))
-                        .flatMap { writer.write(.fileRegion(FileRegion(fileHandle: handle, readerIndex: 0, endIndex: fileSize))) }
+                        .flatMap {
+                            writer.write(
+                                .fileRegion(FileRegion(fileHandle: handle, readerIndex: 0, endIndex: fileSize)))
+                        }
                         .flatMap { writer.write(.byteBuffer(tail)) }
                 }
                 let request = try HTTPClient.Request(

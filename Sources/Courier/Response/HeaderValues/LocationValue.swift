@@ -85,14 +85,18 @@ struct URIReference: Hashable {
         let string: (Range<Int>) -> String = { String(decoding: bytes[$0], as: UTF8.self) }
 
         // scheme ":" — only if a colon comes before any of "/?#".
-        if let colon = bytes.firstIndex(where: { $0 == HeaderByte.colon || $0 == HeaderByte.slash
-            || $0 == HeaderByte.questionMark || $0 == HeaderByte.numberSign }),
+        if let colon = bytes.firstIndex(where: {
+            $0 == HeaderByte.colon || $0 == HeaderByte.slash
+                || $0 == HeaderByte.questionMark || $0 == HeaderByte.numberSign
+        }),
             bytes[colon] == HeaderByte.colon, colon > 0
         {
             let candidate = bytes[0..<colon]
             guard let firstByte = candidate.first, HeaderByte.isAlpha(firstByte),
-                candidate.allSatisfy({ HeaderByte.isAlpha($0) || HeaderByte.isDigit($0)
-                    || $0 == 0x2B || $0 == HeaderByte.hyphen || $0 == HeaderByte.dot })
+                candidate.allSatisfy({
+                    HeaderByte.isAlpha($0) || HeaderByte.isDigit($0)
+                        || $0 == 0x2B || $0 == HeaderByte.hyphen || $0 == HeaderByte.dot
+                })
             else { return nil }
             scheme = string(0..<colon)
             index = colon + 1
@@ -100,13 +104,19 @@ struct URIReference: Hashable {
         // "//" authority
         if index + 1 < bytes.count, bytes[index] == HeaderByte.slash, bytes[index + 1] == HeaderByte.slash {
             let start = index + 2
-            let end = bytes[start...].firstIndex(where: { $0 == HeaderByte.slash
-                || $0 == HeaderByte.questionMark || $0 == HeaderByte.numberSign }) ?? bytes.count
+            let end =
+                bytes[start...].firstIndex(where: {
+                    $0 == HeaderByte.slash
+                        || $0 == HeaderByte.questionMark || $0 == HeaderByte.numberSign
+                }) ?? bytes.count
             authority = string(start..<end)
             index = end
         }
-        let pathEnd = bytes[index...].firstIndex(where: { $0 == HeaderByte.questionMark
-            || $0 == HeaderByte.numberSign }) ?? bytes.count
+        let pathEnd =
+            bytes[index...].firstIndex(where: {
+                $0 == HeaderByte.questionMark
+                    || $0 == HeaderByte.numberSign
+            }) ?? bytes.count
         path = string(index..<pathEnd)
         index = pathEnd
         if index < bytes.count, bytes[index] == HeaderByte.questionMark {

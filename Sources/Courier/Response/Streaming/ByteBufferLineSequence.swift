@@ -24,8 +24,9 @@ public struct ByteBufferLineSequence<Base: AsyncSequence>: AsyncSequence where B
     public static var defaultMaximumLineLength: Int { 16 * 1024 * 1024 }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(),
-                      splitter: LineSplitter(terminators: .carriageReturnOrLineFeed, maximumLineLength: maximumLineLength))
+        AsyncIterator(
+            base: base.makeAsyncIterator(),
+            splitter: LineSplitter(terminators: .carriageReturnOrLineFeed, maximumLineLength: maximumLineLength))
     }
 
     /// Reads lines one at a time, pulling the next chunk only when needed.

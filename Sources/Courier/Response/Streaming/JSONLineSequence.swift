@@ -15,16 +15,19 @@ public struct JSONLineSequence<Base: AsyncSequence, Value: Decodable>: AsyncSequ
     let maximumLineLength: Int
 
     /// Makes the value sequence of `base`; a line longer than `maximumLineLength` bytes throws.
-    public init(_ base: Base, of type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder(),
-                maximumLineLength: Int = ByteBufferLineSequence<Base>.defaultMaximumLineLength) {
+    public init(
+        _ base: Base, of type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder(),
+        maximumLineLength: Int = ByteBufferLineSequence<Base>.defaultMaximumLineLength
+    ) {
         self.base = base
         self.decoder = decoder
         self.maximumLineLength = maximumLineLength
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), decoder: decoder,
-                      splitter: LineSplitter(terminators: .lineFeed, maximumLineLength: maximumLineLength))
+        AsyncIterator(
+            base: base.makeAsyncIterator(), decoder: decoder,
+            splitter: LineSplitter(terminators: .lineFeed, maximumLineLength: maximumLineLength))
     }
 
     /// Decodes one line at a time.

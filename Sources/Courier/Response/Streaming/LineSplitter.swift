@@ -96,7 +96,8 @@ struct LineSplitter: Sendable {
 
     private func checkLength(_ length: Int) throws {
         guard length <= maximumLineLength else {
-            throw CourierError(.lineTooLong, "a line of the response body is longer than the limit of \(maximumLineLength) bytes")
+            throw CourierError(
+                .lineTooLong, "a line of the response body is longer than the limit of \(maximumLineLength) bytes")
         }
     }
 }

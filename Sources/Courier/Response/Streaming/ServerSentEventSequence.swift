@@ -14,16 +14,19 @@ public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where 
     let maximumEventLength: Int
 
     /// Makes the event sequence of `base`; `lastEventID` seeds the last event ID (HTML §9.2.6).
-    public init(_ base: Base, lastEventID: String = "",
-                maximumEventLength: Int = ServerSentEventParser.defaultMaximumEventLength) {
+    public init(
+        _ base: Base, lastEventID: String = "",
+        maximumEventLength: Int = ServerSentEventParser.defaultMaximumEventLength
+    ) {
         self.base = base
         self.lastEventID = lastEventID
         self.maximumEventLength = maximumEventLength
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(),
-                      parser: ServerSentEventParser(lastEventID: lastEventID, maximumEventLength: maximumEventLength))
+        AsyncIterator(
+            base: base.makeAsyncIterator(),
+            parser: ServerSentEventParser(lastEventID: lastEventID, maximumEventLength: maximumEventLength))
     }
 
     /// Reads events one at a time; its ``lastEventID`` and ``reconnectionTime`` are what a

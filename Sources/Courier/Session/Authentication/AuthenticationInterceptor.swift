@@ -29,7 +29,9 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
 
     /// Makes an interceptor over `authenticator`, starting from `credential` (nil until the
     /// caller sets one: requests then fail with `.authenticationCredentialMissing`).
-    public init(authenticator: AuthenticatorType, credential: Credential? = nil, refreshWindow: RefreshWindow = RefreshWindow()) {
+    public init(
+        authenticator: AuthenticatorType, credential: Credential? = nil, refreshWindow: RefreshWindow = RefreshWindow()
+    ) {
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
         state = NIOLockedValueBox(RefreshState(credential: credential))
@@ -94,8 +96,9 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Credential, any Error>) in
                 let now = ContinuousClock.now
                 let step = state.withLockedValue {
-                    $0.join(waiter, continuation, replacing: generation, at: now, window: refreshWindow,
-                            isCancelled: Task.isCancelled)
+                    $0.join(
+                        waiter, continuation, replacing: generation, at: now, window: refreshWindow,
+                        isCancelled: Task.isCancelled)
                 }
                 switch step {
                 case .resume(let result): continuation.resume(with: result)
@@ -114,8 +117,9 @@ public final class AuthenticationInterceptor<AuthenticatorType: Authenticator>: 
         do {
             result = .success(try await authenticator.refresh(old))
         } catch {
-            result = .failure(CourierError(
-                .authenticationRefreshFailed, "refreshing the credential failed: \(error)", underlyingError: error))
+            result = .failure(
+                CourierError(
+                    .authenticationRefreshFailed, "refreshing the credential failed: \(error)", underlyingError: error))
         }
         let now = ContinuousClock.now
         let waiters = state.withLockedValue { $0.finishRefresh(result, at: now) }

@@ -42,7 +42,9 @@ struct RefreshState<Credential: AuthenticationCredential>: Sendable {
     }
 
     /// The failure of the current credential's refresh, while the window remembers it.
-    func rememberedFailure(at now: ContinuousClock.Instant, window: AuthenticationInterceptor<some Authenticator>.RefreshWindow)
+    func rememberedFailure(
+        at now: ContinuousClock.Instant, window: AuthenticationInterceptor<some Authenticator>.RefreshWindow
+    )
         -> CourierError?
     {
         guard let failure, failure.generation == generation, now - failure.instant < window.interval else { return nil }
@@ -67,7 +69,8 @@ struct RefreshState<Credential: AuthenticationCredential>: Sendable {
             waiters[id] = nil
             let error = CourierError(
                 .authenticationRefreshLoop,
-                "the credential was refreshed \(refreshTimes.count) times within \(window.interval) and is still refused")
+                "the credential was refreshed \(refreshTimes.count) times within \(window.interval) and is still refused"
+            )
             failure = (generation, now, error)
             return .resume(.failure(error))
         }
@@ -81,7 +84,8 @@ struct RefreshState<Credential: AuthenticationCredential>: Sendable {
     }
 
     /// Records the refresh's outcome and hands back everyone who waited for it.
-    mutating func finishRefresh(_ result: Result<Credential, CourierError>, at now: ContinuousClock.Instant) -> [Waiter] {
+    mutating func finishRefresh(_ result: Result<Credential, CourierError>, at now: ContinuousClock.Instant) -> [Waiter]
+    {
         switch result {
         case .success(let new): replaceCredential(new)
         case .failure(let error): failure = (generation, now, error)

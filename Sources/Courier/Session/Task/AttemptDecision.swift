@@ -62,7 +62,8 @@ struct AttemptState: Sendable {
 enum AttemptDecision {
     /// After the transport failed: ask the retrier when one could resend this request, else fail.
     /// `isStopping` is true when the task was cancelled or ran out of time (nothing is retried then).
-    static func afterFailure(_ error: CourierError, sent: Request, rules: AttemptRules, isStopping: Bool) -> AttemptStep {
+    static func afterFailure(_ error: CourierError, sent: Request, rules: AttemptRules, isStopping: Bool) -> AttemptStep
+    {
         mayRetry(sent, rules: rules, isStopping: isStopping || error.code == .cancelled)
             ? .consultRetrier : .fail(error)
     }

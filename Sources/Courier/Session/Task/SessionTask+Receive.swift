@@ -47,7 +47,8 @@ extension SessionTask {
                 var chunk = chunk
                 if collected!.readableBytes == received - Int64(chunk.readableBytes), let total {
                     // Reserve once for the whole body instead of growing step by step.
-                    collected!.reserveCapacity(minimumWritableBytes: Int(max(0, total - received + Int64(chunk.readableBytes))))
+                    collected!.reserveCapacity(
+                        minimumWritableBytes: Int(max(0, total - received + Int64(chunk.readableBytes))))
                 }
                 collected!.writeBuffer(&chunk)
             }

@@ -37,7 +37,8 @@ extension SessionTask {
             return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
         }
         return CourierError(
-            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target, underlyingError: error)
+            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
+            underlyingError: error)
     }
 
     private func perform(deadline: RequestDeadline?) async throws -> SessionResponse {
@@ -72,7 +73,8 @@ extension SessionTask {
                     state.redirected(to: next)
                     continue
                 }
-                step = AttemptDecision.afterDeclinedRedirect(head, sent: outgoing, rules: rules, isStopping: Task.isCancelled)
+                step = AttemptDecision.afterDeclinedRedirect(
+                    head, sent: outgoing, rules: rules, isStopping: Task.isCancelled)
             }
             switch step {
             case .consultRetrier:
@@ -128,7 +130,8 @@ extension SessionTask {
             uploadReporter = { [weak self] sent in self?.reportUpload(completed: sent, total: bodyLength) }
         }
         let context = ExchangeContext(
-            deadline: deadline?.instant, uploadProgress: uploadReporter, cancellation: ExchangeCancellation(target: self))
+            deadline: deadline?.instant, uploadProgress: uploadReporter,
+            cancellation: ExchangeCancellation(target: self))
         return try await manager.sendHandlingCookies(outgoing, context: context)
     }
 
@@ -146,7 +149,8 @@ extension SessionTask {
             do {
                 next.body = try await needNewBody(self, next)
             } catch {
-                throw CourierError.hookFailed(error, "the need-new-body-stream hook for \(next.url.absoluteString) threw")
+                throw CourierError.hookFailed(
+                    error, "the need-new-body-stream hook for \(next.url.absoluteString) threw")
             }
         }
         next = AttemptDecision.redirectTarget(next, resuming: download?.resumeData != nil)

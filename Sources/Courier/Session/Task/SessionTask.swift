@@ -71,7 +71,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         self.machine = NIOLockedValueBox(TaskStateMachine())
     }
 
-    public var description: String { "SessionTask #\(identifier) (\(kind)) \(originalRequest.method) \(originalRequest.url.absoluteString)" }
+    public var description: String {
+        "SessionTask #\(identifier) (\(kind)) \(originalRequest.method) \(originalRequest.url.absoluteString)"
+    }
 
     /// The task's state now.
     public var state: State {

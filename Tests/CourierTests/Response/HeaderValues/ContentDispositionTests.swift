@@ -31,10 +31,12 @@ struct ContentDispositionTests {
     }
 
     @Test func decodesLanguageTaggedAndLatin1ExtendedValues() throws {
-        #expect(try #require(ContentDisposition("attachment; filename*=UTF-8'en-us'na%C3%AFve.txt")).fileName
-            == "naïve.txt")
-        #expect(try #require(ContentDisposition("attachment; filename*=iso-8859-1''%A3%20rates")).fileName
-            == "£ rates")
+        #expect(
+            try #require(ContentDisposition("attachment; filename*=UTF-8'en-us'na%C3%AFve.txt")).fileName
+                == "naïve.txt")
+        #expect(
+            try #require(ContentDisposition("attachment; filename*=iso-8859-1''%A3%20rates")).fileName
+                == "£ rates")
     }
 
     @Test(arguments: [
@@ -96,7 +98,8 @@ struct ContentDispositionTests {
         let safe = try #require(ContentDisposition.safeFileName(from: long))
         // 251 bytes are left for the stem; 125 two-byte "é" fill 250 of them.
         #expect(safe == String(repeating: "é", count: 125) + ".pdf")
-        let noExtension = try #require(ContentDisposition.safeFileName(from: String(repeating: "a", count: 40), maxUTF8Length: 20))
+        let noExtension = try #require(
+            ContentDisposition.safeFileName(from: String(repeating: "a", count: 40), maxUTF8Length: 20))
         #expect(noExtension == String(repeating: "a", count: 20))
         let tiny = try #require(ContentDisposition.safeFileName(from: "abcdefghijklmnopqrstuvwxyz", maxUTF8Length: 3))
         #expect(tiny == "abcdefghijklmnop")  // the floor is 16 bytes

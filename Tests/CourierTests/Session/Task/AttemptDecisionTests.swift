@@ -119,8 +119,10 @@ struct AttemptDecisionTests {
         let sent = request(.put, body)
         for hasRetrier in [false, true] {
             for stopping in [false, true] {
-                let rules = AttemptRules(redirectPolicy: RedirectPolicy(), hasRetrier: hasRetrier, canProvideNewBody: false)
-                let step = AttemptDecision.afterDeclinedRedirect(head(status), sent: sent, rules: rules, isStopping: stopping)
+                let rules = AttemptRules(
+                    redirectPolicy: RedirectPolicy(), hasRetrier: hasRetrier, canProvideNewBody: false)
+                let step = AttemptDecision.afterDeclinedRedirect(
+                    head(status), sent: sent, rules: rules, isStopping: stopping)
                 let asks = status >= 400 && hasRetrier && !stopping && body != .oneShot
                 let label = "\(status) \(body) retrier \(hasRetrier) stopping \(stopping)"
                 switch step {
@@ -137,7 +139,8 @@ struct AttemptDecisionTests {
         let sent = request(.get, body)
         let rules = AttemptRules(redirectPolicy: RedirectPolicy(), hasRetrier: true, canProvideNewBody: false)
         for stopping in [false, true] {
-            let step = AttemptDecision.afterFailure(CourierError(code, "x"), sent: sent, rules: rules, isStopping: stopping)
+            let step = AttemptDecision.afterFailure(
+                CourierError(code, "x"), sent: sent, rules: rules, isStopping: stopping)
             let asks = code != .cancelled && !stopping && body != .oneShot
             switch step {
             case .consultRetrier: #expect(asks)
@@ -145,7 +148,8 @@ struct AttemptDecisionTests {
             default: Issue.record("\(step)")
             }
         }
-        let unasked = AttemptDecision.afterFailure(CourierError(code, "x"), sent: sent, rules: follows, isStopping: false)
+        let unasked = AttemptDecision.afterFailure(
+            CourierError(code, "x"), sent: sent, rules: follows, isStopping: false)
         guard case .fail = unasked else { Issue.record("no retrier, still asked: \(unasked)"); return }
     }
 
@@ -170,12 +174,14 @@ struct AttemptDecisionTests {
 
     @Test func resumeHeadersGoToTheResumedURLOnly() throws {
         let partial = URL(fileURLWithPath: "/tmp/partial")
-        let resume = ResumeData(url: origin, bytesWritten: 1000, entityTag: "\"v1\"", lastModified: nil, partialFileURL: partial)
+        let resume = ResumeData(
+            url: origin, bytesWritten: 1000, entityTag: "\"v1\"", lastModified: nil, partialFileURL: partial)
         let plain = Request(url: origin)
         let resumed = try AttemptDecision.outgoing(plain, resuming: resume)
         #expect(resumed.headerFields[.range] == "bytes=1000-")
         #expect(resumed.headerFields[.ifRange] == "\"v1\"")
-        let elsewhere = try AttemptDecision.outgoing(Request(url: URL(string: "http://127.0.0.1:8080/other")!), resuming: resume)
+        let elsewhere = try AttemptDecision.outgoing(
+            Request(url: URL(string: "http://127.0.0.1:8080/other")!), resuming: resume)
         #expect(elsewhere.headerFields[.range] == nil)
         #expect(try AttemptDecision.outgoing(plain, resuming: nil).headerFields[.range] == nil)
 
@@ -183,7 +189,8 @@ struct AttemptDecisionTests {
         #expect(redirected.headerFields[.range] == nil && redirected.headerFields[.ifRange] == nil)
         #expect(AttemptDecision.redirectTarget(resumed, resuming: false).headerFields[.range] == "bytes=1000-")
 
-        let noValidator = ResumeData(url: origin, bytesWritten: 1, entityTag: nil, lastModified: nil, partialFileURL: partial)
+        let noValidator = ResumeData(
+            url: origin, bytesWritten: 1, entityTag: nil, lastModified: nil, partialFileURL: partial)
         #expect(throws: CourierError.self) { try AttemptDecision.outgoing(plain, resuming: noValidator) }
     }
 }

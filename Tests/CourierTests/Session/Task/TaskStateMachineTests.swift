@@ -115,7 +115,8 @@ struct TaskStateMachineTests {
             Issue.record("resume in \(phase): \(resumed)")
         }
         var other = phase.machine()
-        let expected: TestMachine.SuspendAction = [.running, .onCallersTask, .expired].contains(phase) ? .suspended : .none
+        let expected: TestMachine.SuspendAction =
+            [.running, .onCallersTask, .expired].contains(phase) ? .suspended : .none
         let suspended = other.suspend()
         #expect(suspended == expected)
     }
