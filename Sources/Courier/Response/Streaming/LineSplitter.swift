@@ -15,15 +15,15 @@ struct LineSplitter: Sendable {
     /// The longest line, in bytes, before ``nextLine(from:_:)`` throws.
     let maximumLineLength: Int
     private var partial: [UInt8] = []
-    private var endedWithCR = false
+    private var lineEnds = LineEnds()
 
     init(terminators: Terminators, maximumLineLength: Int) {
         self.terminators = terminators
         self.maximumLineLength = max(1, maximumLineLength)
     }
 
-    private static let lineFeed = UInt8(ascii: "\n")
-    private static let carriageReturn = UInt8(ascii: "\r")
+    private static let lineFeed = LineEnds.lineFeed
+    private static let carriageReturn = LineEnds.carriageReturn
 
     /// Reads `chunk` up to the next line end and hands `body` the line without its terminator;
     /// nil once the chunk is consumed without a line end (the rest is kept for the next chunk).
@@ -35,10 +35,7 @@ struct LineSplitter: Sendable {
         let consumed: Int = try chunk.withUnsafeReadableBytes { bytes in
             let count = bytes.count
             var index = 0
-            if endedWithCR && index < count {
-                endedWithCR = false
-                if bytes[index] == Self.lineFeed { index += 1 }
-            }
+            lineEnds.skipContinuation(at: &index, in: bytes)
             let start = index
             while index < count {
                 let byte = bytes[index]
@@ -52,14 +49,7 @@ struct LineSplitter: Sendable {
                     continue
                 }
                 var lineEnd = index
-                index += 1
-                if byte == Self.carriageReturn {
-                    if index == count {
-                        endedWithCR = true
-                    } else if bytes[index] == Self.lineFeed {
-                        index += 1
-                    }
-                }
+                lineEnds.skipLineEnd(at: &index, in: bytes)
                 if partial.isEmpty {
                     if terminators == .lineFeed && lineEnd > start && bytes[lineEnd - 1] == Self.carriageReturn {
                         lineEnd -= 1
@@ -87,7 +77,7 @@ struct LineSplitter: Sendable {
 
     /// Ends the stream: hands `body` the last line when the stream did not end with a line end.
     mutating func finish<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
-        endedWithCR = false
+        lineEnds = LineEnds()
         guard !partial.isEmpty else { return nil }
         if terminators == .lineFeed && partial.last == Self.carriageReturn { partial.removeLast() }
         defer { partial.removeAll() }

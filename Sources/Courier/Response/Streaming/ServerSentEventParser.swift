@@ -48,7 +48,7 @@ public struct ServerSentEventParser: Sendable {
     private var blockRetry: Int?
     private var byteOrderMarkMatched = 0
     private var byteOrderMarkChecked = false
-    private var endedWithCR = false
+    private var lineEnds = LineEnds()
 
     /// Makes a parser for one stream. `lastEventID` seeds the last event ID (a reconnection
     /// carries it over from the previous connection, as browsers do).
@@ -96,7 +96,7 @@ public struct ServerSentEventParser: Sendable {
         dataBuffer.removeAll()
         typeBuffer.removeAll()
         blockRetry = nil
-        endedWithCR = false
+        lineEnds = LineEnds()
     }
 
     // MARK: - Scanning
@@ -107,8 +107,8 @@ public struct ServerSentEventParser: Sendable {
         case tooLarge
     }
 
-    private static let lineFeed = UInt8(ascii: "\n")
-    private static let carriageReturn = UInt8(ascii: "\r")
+    private static let lineFeed = LineEnds.lineFeed
+    private static let carriageReturn = LineEnds.carriageReturn
     private static let colon = UInt8(ascii: ":")
     private static let space = UInt8(ascii: " ")
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -130,11 +130,7 @@ public struct ServerSentEventParser: Sendable {
                 lineBuffer.append(contentsOf: Self.byteOrderMark[..<byteOrderMarkMatched])
             }
         }
-        // A CR ended the previous chunk: an LF starting this one belongs to the same line end.
-        if endedWithCR && index < count {
-            endedWithCR = false
-            if bytes[index] == Self.lineFeed { index += 1 }
-        }
+        lineEnds.skipContinuation(at: &index, in: bytes)
         var lineStart = index
         while index < count {
             let byte = bytes[index]
@@ -143,14 +139,7 @@ public struct ServerSentEventParser: Sendable {
                 continue
             }
             let lineEnd = index
-            index += 1
-            if byte == Self.carriageReturn {
-                if index == count {
-                    endedWithCR = true
-                } else if bytes[index] == Self.lineFeed {
-                    index += 1
-                }
-            }
+            lineEnds.skipLineEnd(at: &index, in: bytes)
             let event: ServerSentEvent?
             if lineBuffer.isEmpty {
                 event = processLine(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd]))
