@@ -10,10 +10,11 @@ import Testing
 @Suite("Idle read timeout on the delegate path", .timeLimit(.minutes(3)))
 struct IdleReadTimeoutTests {
     @Test func aBodyThatKeepsComingOutlivesTheReadTimeout() async throws {
-        // 25 bytes, one every 200 ms: 5 s in all, more than twice the 2 s read timeout, but
-        // never 2 s without a byte (a tenfold margin, so a loaded machine's stalls do not count).
-        try await withFaultSession(transport: { $0.readTimeout = .seconds(2) }) { server, manager, _ in
-            let response = try await manager.data(for: Request(url: server.url("/drip?numbytes=25&duration=5")))
+        // 25 bytes, one every 400 ms: 10 s in all, more than twice the 4 s read timeout, but
+        // never 4 s without a byte. The tenfold margin is for the full parallel suite, where the
+        // 1 GiB stream and the 10,000-request HTTP/2 tests keep both event loops busy for seconds.
+        try await withFaultSession(transport: { $0.readTimeout = .seconds(4) }) { server, manager, _ in
+            let response = try await manager.data(for: Request(url: server.url("/drip?numbytes=25&duration=10")))
             #expect(response.response.statusCode == 200)
             #expect(response.data.count == 25)
         }
