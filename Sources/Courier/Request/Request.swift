@@ -20,6 +20,8 @@ public struct Request: Sendable {
     public var timeoutInterval: TimeInterval?
     /// Whether a session's cookie storage is applied to and filled from this request.
     public var httpShouldHandleCookies: Bool
+    /// How this request uses its session's ``HTTPCache``, if the session has one.
+    public var cachePolicy: CachePolicy = .automatic
 
     /// Makes a request.
     public init(

@@ -9,16 +9,18 @@ extension SessionManager {
     /// next, so a cookie set by a redirect reaches the hop it points to. The `Cookie` header is
     /// added to a copy: the task's request never carries it, so a redirect to another origin
     /// cannot inherit cookies that were chosen for this one.
-    func sendHandlingCookies(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
+    func sendHandlingCookies(_ request: Request, context: ExchangeContext, cache: CacheParticipation? = nil)
+        async throws -> TransportResponse
+    {
         guard request.httpShouldHandleCookies, let storage = configuration.cookieStorage else {
-            return try await transport.send(request, context: context)
+            return try await sendConsultingCache(request, context: context, cache: cache)
         }
         var outgoing = request
         // The jar first: it answers at once when it is empty, where the field lookup does not.
         if let header = storage.cookieHeaderValue(for: request.url), outgoing.headerFields[.cookie] == nil {
             outgoing.headerFields[.cookie] = header
         }
-        let response = try await transport.send(outgoing, context: context)
+        let response = try await sendConsultingCache(outgoing, context: context, cache: cache)
         storage.setCookies(fromResponseHeaderFields: response.head.headerFields, receivedFrom: request.url)
         return response
     }

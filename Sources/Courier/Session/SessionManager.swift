@@ -31,6 +31,9 @@ public final class SessionManager: Sendable {
         /// Default: a new, empty ``CookieJar`` for each `Configuration()`, so managers made from
         /// separate configurations do not share cookies, and managers made from one copy do.
         public var cookieStorage: (any CookieStorage)? = CookieJar()
+        /// The private HTTP cache (RFC 9111) that answers and stores GET responses; nil (the
+        /// default) for none. Each request says how it uses it in ``Request/cachePolicy``.
+        public var cache: HTTPCache?
 
         /// The defaults.
         public init() {}

@@ -31,6 +31,7 @@ struct Router: Sendable {
         case ("upload", 1): return UploadSink.route(request)
         case ("fault", 2): return FaultEndpoints.route(request, name: second ?? "")
         case ("auth", 2): return AuthEndpoints.route(request, name: second ?? "")
+        case ("cache", _): return CacheEndpoints.route(request)
         default:
             if let consumer = ContentEndpoints.route(request) { return consumer }
             return DiscardingBody(.error(.notFound, "no such endpoint: \(request.path)"))

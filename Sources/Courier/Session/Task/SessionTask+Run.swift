@@ -132,7 +132,8 @@ extension SessionTask {
         let context = ExchangeContext(
             deadline: deadline?.instant, uploadProgress: uploadReporter,
             cancellation: ExchangeCancellation(target: self))
-        return try await manager.sendHandlingCookies(outgoing, context: context)
+        return try await manager.sendHandlingCookies(
+            outgoing, context: context, cache: cacheParticipation(for: outgoing))
     }
 
     /// The redirect's next request once the hooks agree, or nil when one declined it.
