@@ -43,6 +43,9 @@ public struct ServerSentEventSource: AsyncSequence, Sendable {
         public var lastEventID: String = ""
         /// The cap on one event's bytes (``ServerSentEventParser/maximumEventLength``).
         public var maximumEventLength: Int = ServerSentEventParser.defaultMaximumEventLength
+        /// Waits out the reconnection time; tests put a recorder here (as the session's
+        /// ``RetrySleeper``). Must throw when the task is cancelled.
+        var sleeper: RetrySleeper = { try await Task.sleep(for: $0) }
 
         /// The defaults.
         public init() {}
@@ -114,7 +117,7 @@ public struct ServerSentEventSource: AsyncSequence, Sendable {
                 reconnectionsWithoutEvent += 1
                 let wait = reconnectionTime.map { Duration.milliseconds($0) } ?? options.reconnectionTime
                 do {
-                    try await Task.sleep(for: wait)
+                    try await options.sleeper(wait)
                 } catch {
                     finished = true
                     throw CourierError(

@@ -15,9 +15,16 @@ extension SessionManager {
     /// exchange.
     /// - Throws: ``CourierError`` from the transport, redirects, the interceptor, or cancellation.
     public func stream(_ request: Request) async throws -> StreamedResponse {
+        try await stream(request, uploadProgress: nil)
+    }
+
+    /// ``stream(_:)`` with the request body's upload progress reported to `uploadProgress`.
+    /// - Throws: as ``stream(_:)``.
+    public func stream(_ request: Request, uploadProgress: ProgressHandler?) async throws -> StreamedResponse {
         let handoff = StreamHandoff()
         let task = makeTask(
-            kind: .data, request: request, uploadProgress: nil, downloadProgress: nil, streamHandoff: handoff)
+            kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: nil,
+            streamHandoff: handoff)
         task.resume()
         let response = try await task.response()
         guard let body = handoff.take() else {

@@ -127,6 +127,11 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Progress bars on stderr: auto, always or never.")
     var progress: String = "auto"
 
+    @Flag(
+        name: [.customShort("S"), .long],
+        help: "Print the body line by line as it arrives, each line formatted (NDJSON, event streams).")
+    var stream = false
+
     func validate() throws {
         if [json, form, multipart].filter({ $0 }).count > 1 {
             throw ValidationError("use only one of --json, --form and --multipart")
@@ -202,7 +207,7 @@ struct RequestCommand: AsyncParsableCommand {
             chunked: chunked, checkStatus: checkStatus, download: download,
             outputPath: output, resume: resume,
             showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
-            cookieStorage: sessionState?.jar)
+            cookieStorage: sessionState?.jar, stream: stream)
         let status = try await exchange.run(interrupts: InterruptWatch())
         try sessionState?.save(headerItems: itemHeaders, auth: givenCredentials, url: plan.url)
         if status != .success { throw CommandExit(code: status.rawValue) }

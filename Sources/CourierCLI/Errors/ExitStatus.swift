@@ -16,6 +16,9 @@ enum ExitStatus: Int32, Sendable {
     case tooManyRedirects = 6
     /// Interrupted by the user (SIGINT, 128 + 2).
     case interrupted = 130
+    /// stdout was closed before the body was written (a broken pipe): the number a shell gives
+    /// a process killed by SIGPIPE (128 + 13).
+    case brokenPipe = 141
     /// Stopped by SIGTERM (128 + 15).
     case terminated = 143
 

@@ -6,12 +6,10 @@ import NIOCore
 /// One request sent through Courier's ``SessionManager``, with httpie's output, progress bars,
 /// `--check-status` and downloads.
 ///
-/// The response body always streams to a temporary file through the session's
-/// become-download disposition, so memory stays constant whatever the size; raw output is
-/// also written to stdout as chunks arrive, and formatted output is printed from the file.
-///
-/// Every temporary file lives in one ``ScratchDirectory`` (beside a download's destination, so
-/// it is renamed into place), removed when the exchange ends. SIGINT or SIGTERM cancels the
+/// A body printed to stdout is read through `stream(_:)` and written once, as it arrives
+/// (Exchange+Stream.swift). A download to a file streams through the session's become-download
+/// disposition into one ``ScratchDirectory`` beside its destination (renamed into place),
+/// removed when the exchange ends. SIGINT or SIGTERM cancels the
 /// transfer; a download then keeps the bytes it has at its destination, where `--continue`
 /// looks for them (as curl's and httpie's downloads do), says so in one line, and the
 /// process exits 130 or 143.
@@ -30,6 +28,8 @@ struct Exchange: Sendable {
     var showProgress: Bool
     /// The `--session` cookie jar; nil gives the session a fresh one.
     var cookieStorage: CookieJar? = nil
+    /// `--stream`: print the body line by line as it arrives (see ``StreamedBodyPrinter``).
+    var stream = false
 
     /// Sends the request and prints the exchange.
     /// - Returns: the exit status (not success only under `--check-status`).
@@ -47,18 +47,20 @@ struct Exchange: Sendable {
             // What the transport would add as it sends, set here so that -v shows it.
             try? request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")
         }
-        let scratch = try ScratchDirectory.make(near: downloading ? downloadTarget?.directory : nil)
-        interrupts.removesOnExit(scratch.url)
-        defer { scratch.remove() }
+        // Only a download to a file needs scratch space; any other body goes to stdout once
+        // (Exchange+Stream.swift).
+        let scratch = downloading ? try ScratchDirectory.make(near: downloadTarget?.directory) : nil
+        if let scratch { interrupts.removesOnExit(scratch.url) }
+        defer { scratch?.remove() }
         let session = try SessionFactory.make(
-            connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch.url,
+            connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch?.url,
             cookieStorage: cookieStorage)
         let transfer = Task {
-            try await perform(
-                request, session: session.manager, scratch: scratch, target: downloading ? downloadTarget : nil)
+            guard let scratch else { return try await performStreamed(request, session: session.manager) }
+            return try await perform(request, session: session.manager, scratch: scratch, target: downloadTarget)
         }
         interrupts.onInterrupt { _ in
-            if downloading { scratch.keepPartialFile() }
+            scratch?.keepPartialFile()
             transfer.cancel()
         }
         let outcome = await transfer.result

@@ -44,6 +44,9 @@ enum StandardStreams {
             let written = posixWrite(descriptor, pointer, remaining)
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EPIPE {
+                    throw CLIError.failure("output closed before the body was written (broken pipe)", .brokenPipe)
+                }
                 throw CLIError.failure("cannot write output: \(String(cString: strerror(errno)))")
             }
             pointer += written

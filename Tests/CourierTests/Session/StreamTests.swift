@@ -1,6 +1,7 @@
 import CourierTestServer
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
@@ -186,6 +187,8 @@ struct StreamTests {
             var options = ServerSentEventSource.Options()
             options.reconnectionTime = .seconds(10)  // the stream's retry: 20 (ms) must win
             options.maximumReconnectionsWithoutEvent = 5
+            let waits = NIOLockedValueBox<[Duration]>([])
+            options.sleeper = { duration in waits.withLockedValue { $0.append(duration) } }
             let source = manager.eventSource(
                 for: Request(url: server.url("/sse?count=6&drop_after=2&retry=20")), options: options)
             var events: [ServerSentEvent] = []
@@ -197,6 +200,7 @@ struct StreamTests {
             #expect(events.map(\.lastEventID) == (1...6).map { "\($0)" })
             let heads = server.stats.recentRequestHeads.filter { $0.uri.hasPrefix("/sse") }
             #expect(heads.map { $0.value("Last-Event-ID") } == [nil, "2", "4", "6"])
+            #expect(waits.withLockedValue { $0 } == [.milliseconds(20), .milliseconds(20), .milliseconds(20)])
             #expect(
                 heads.allSatisfy {
                     $0.value("Accept") == "text/event-stream" && $0.value("Cache-Control") == "no-cache"

@@ -1,0 +1,151 @@
+import CourierTestServer
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import Courier
+
+/// A slow consumer holds the server back: while nobody reads a streamed body, the server's
+/// writes stop (TCP flow control), so what is in flight is bounded by socket buffers, not by the
+/// body's size; reading again resumes them. Measured at the server, by the bytes its socket
+/// took, never by timing.
+@Suite("Session: stream(_:) under backpressure", .timeLimit(.minutes(3)))
+struct StreamBackpressureTests {
+    @Test("a consumer that stops reading pauses the server; reading on resumes it to the end")
+    func slowConsumerPausesTheServer() async throws {
+        let length = 256 << 20
+        let server = try await PumpServer.start(bodyLength: length)
+        let transport = AsyncHTTPClientTransport()
+        let manager = SessionManager(transport: transport)
+        do {
+            let response = try await manager.stream(Request(url: server.url))
+            var iterator = response.body.makeAsyncIterator()
+            var received = try await iterator.next()?.readableBytes ?? 0
+            let baseline = residentBytes()
+
+            // The consumer now reads nothing. The server's socket takes bytes until the buffers
+            // between it and the client are full, then its writes stall: wait (bounded) until
+            // it has been unwritable with no progress across a few polls.
+            let settled = await server.waitUntilStalled()
+            let writtenWhilePaused = server.bytesWritten
+            #expect(settled, "the server never stalled: it wrote \(writtenWhilePaused >> 20) MiB")
+            // Kernel socket buffers (a few MiB on loopback) plus the transport's ~1 MiB read-ahead;
+            // a client that buffered the body would let the server write all 256 MiB.
+            #expect(
+                writtenWhilePaused < 64 << 20, "the server wrote \(writtenWhilePaused >> 20) MiB to a paused reader")
+            if let baseline, let now = residentBytes() {
+                #expect(now - baseline < 64 << 20, "resident memory grew by \((now - baseline) >> 20) MiB while paused")
+            }
+
+            while let chunk = try await iterator.next() { received += chunk.readableBytes }
+            #expect(received == length)
+            #expect(server.bytesWritten == length)
+        } catch {
+            try? await transport.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+}
+
+/// A loopback server that answers every request with a `bodyLength`-byte body, writing only
+/// while its socket is writable and counting the bytes each write handed to the kernel.
+final class PumpServer: Sendable {
+    private let channel: any Channel
+    private let counters: Counters
+
+    final class Counters: Sendable {
+        let written = NIOLockedValueBox(0)
+        let writable = NIOLockedValueBox(true)
+    }
+
+    var url: URL {
+        URL(string: "http://127.0.0.1:\(channel.localAddress?.port ?? 0)/body") ?? URL(fileURLWithPath: "/")
+    }
+    var bytesWritten: Int { counters.written.withLockedValue { $0 } }
+
+    private init(channel: any Channel, counters: Counters) {
+        self.channel = channel
+        self.counters = counters
+    }
+
+    static func start(bodyLength: Int) async throws -> PumpServer {
+        let counters = Counters()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        PumpHandler(bodyLength: bodyLength, counters: counters))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return PumpServer(channel: channel, counters: counters)
+    }
+
+    /// Polls until the socket has been unwritable and the byte count unchanged for five polls in
+    /// a row (50 ms apart), or 30 s have passed; returns whether it settled.
+    func waitUntilStalled() async -> Bool {
+        var unchanged = 0
+        var last = -1
+        for _ in 0..<600 {
+            try? await Task.sleep(for: .milliseconds(50))
+            let now = bytesWritten
+            let writable = counters.writable.withLockedValue { $0 }
+            unchanged = (now == last && !writable) ? unchanged + 1 : 0
+            last = now
+            if unchanged >= 5 { return true }
+        }
+        return false
+    }
+
+    func shutdown() async throws { try await channel.close() }
+
+    private final class PumpHandler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        let bodyLength: Int
+        let counters: Counters
+        var queued = 0
+        var started = false
+        let chunk = ByteBuffer(repeating: 0x61, count: 64 * 1024)
+
+        init(bodyLength: Int, counters: Counters) {
+            self.bodyLength = bodyLength
+            self.counters = counters
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            // One request per connection: any bytes start the answer.
+            guard !started else { return }
+            started = true
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Length: \(bodyLength)\r\nContent-Type: application/octet-stream\r\n\r\n"
+            context.write(wrapOutboundOut(ByteBuffer(string: head)), promise: nil)
+            pump(context: context)
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            counters.writable.withLockedValue { $0 = context.channel.isWritable }
+            if context.channel.isWritable { pump(context: context) }
+            context.fireChannelWritabilityChanged()
+        }
+
+        private func pump(context: ChannelHandlerContext) {
+            while queued < bodyLength && context.channel.isWritable {
+                let size = min(chunk.readableBytes, bodyLength - queued)
+                queued += size
+                let promise = context.eventLoop.makePromise(of: Void.self)
+                let counters = self.counters
+                promise.futureResult.whenSuccess { counters.written.withLockedValue { $0 += size } }
+                context.writeAndFlush(wrapOutboundOut(chunk.getSlice(at: 0, length: size) ?? chunk), promise: promise)
+            }
+            counters.writable.withLockedValue { $0 = context.channel.isWritable }
+        }
+    }
+}
