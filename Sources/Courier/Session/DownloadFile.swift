@@ -12,7 +12,8 @@ final class DownloadFile {
     /// - Throws: ``CourierError`` `.downloadFailed`.
     init(directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false) throws {
         let url = partialFile ?? directory.appendingPathComponent("courier-\(UUID().uuidString).download")
-        let flags = partialFile == nil ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | (truncating ? O_TRUNC : 0))
+        let flags =
+            partialFile == nil ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | (truncating ? O_TRUNC | O_CREAT : 0))
         let fd = open(url.path, flags | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Self.error("cannot open the download file", url: url) }
         let end = lseek(fd, 0, SEEK_END)

@@ -50,7 +50,7 @@ public struct ResumeData: Sendable, Hashable, Codable {
     }
 
     /// The `If-Range` value: a strong ETag, else Last-Modified (RFC 9110 §13.1.5 forbids weak tags there).
-    var ifRangeValidator: String? {
+    public var ifRangeValidator: String? {
         if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
         return lastModified
     }

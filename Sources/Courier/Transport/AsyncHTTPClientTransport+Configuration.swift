@@ -27,8 +27,12 @@ extension AsyncHTTPClientTransport {
         /// §8.1 allows both; nginx does it for `return`, 401, 413 and redirects): its issue 922.
         /// HTTP/1.1 keeps the request until the upload ends, so the same answer is safe there.
         public var allowsHTTP2: Bool = true
-        /// A forward proxy for every request, or nil.
-        public var proxy: HTTPClient.Configuration.Proxy?
+        /// The forward proxies, per scheme, with the hosts that go direct; nil sends everything
+        /// direct. ``ProxyConfiguration/fromEnvironment(_:)`` reads curl's variables.
+        public var proxy: ProxyConfiguration?
+        /// The proxy of this configuration's clients (AsyncHTTPClient's is per client; see
+        /// `ProxyRoutes`, which makes one set of clients per proxy server).
+        var clientProxy: HTTPClient.Configuration.Proxy?
         /// TLS settings (trust roots, pinning verification, client certificates); nil uses the defaults.
         public var tlsConfiguration: TLSConfiguration?
         /// Let AsyncHTTPClient retry failed connection attempts until the connect timeout. Off by
@@ -70,7 +74,7 @@ extension AsyncHTTPClientTransport {
                 connectionPool: .init(
                     idleTimeout: idleTimeout,
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
-                proxy: proxy,
+                proxy: clientProxy,
                 decompression: decompressesResponses
                     ? .enabled(limit: .ratio(max(1, decompressionRatioLimit))) : .disabled)
             configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only

@@ -35,6 +35,8 @@ public final class AsyncHTTPClientTransport: Transport {
     /// rides an HTTP/2 stream (``Configuration/allowsHTTP2`` says why). The same client as
     /// ``delegateClient`` when HTTP/2 is off anyway.
     let bodyDelegateClient: HTTPClient
+    /// The transports of ``Configuration/proxy``'s servers; the clients above go direct.
+    let proxyRoutes: ProxyRoutes?
     /// Set as ``shutdown()`` begins, before either client is told.
     private let shutDown = NIOLockedValueBox(false)
 
@@ -55,6 +57,7 @@ public final class AsyncHTTPClientTransport: Transport {
     init(configuration: Configuration, isShared: Bool) {
         self.isShared = isShared
         self.configuration = configuration
+        self.proxyRoutes = configuration.proxy.map { ProxyRoutes(proxies: $0, base: configuration) }
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: configuration.makeClientConfiguration(http1Only: true))
@@ -109,6 +112,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 failure = failure ?? error
             }
         }
+        do { try await proxyRoutes?.shutdown() } catch { failure = failure ?? error }
         if let failure {
             throw CourierError(.transportFailed, "the HTTP client did not shut down cleanly", underlyingError: failure)
         }
@@ -125,6 +129,9 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Sends `request`; see ``Transport/send(_:context:)``.
     /// - Throws: ``CourierError`` as the protocol describes.
     public func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
+        if let proxyRoutes, let server = proxyRoutes.proxies.server(for: request.url) {
+            return try await proxyRoutes.send(request, context: context, through: server)
+        }
         // nil is no deadline at all, never a far-off one: AsyncHTTPClient arms a timer for any
         // deadline it is given, from the calling thread, at the cost of two hops to the event
         // loop per request.

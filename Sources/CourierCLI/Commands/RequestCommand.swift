@@ -70,6 +70,11 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .customLong("cert-key"), help: "The PEM private key of --cert.")
     var certKey: String?
 
+    @Option(
+        name: .long,
+        help: "PROTOCOL:URL of a proxy for http, https or all URLs (repeatable), over the *_proxy variables.")
+    var proxy: [String] = []
+
     @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
     var http1 = false
 
@@ -203,7 +208,8 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let exchange = Exchange(
             request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
-            connection: ConnectionOptions(verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1),
+            connection: ConnectionOptions(
+                verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, proxies: proxy),
             chunked: chunked, checkStatus: checkStatus, download: download,
             outputPath: output, resume: resume,
             showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),

@@ -11,11 +11,15 @@ struct DownloadTarget: Sendable {
     var outputPath: String?
     /// The bytes already on disk when resuming, nil otherwise.
     var resumeOffset: Int64?
+    /// The `If-Range` value kept beside the file by the run that was interrupted (the library's
+    /// sidecar, `<output>.courier`), so that a changed resource is fetched whole (200) instead
+    /// of being spliced onto old bytes; nil sends a bare `Range`, as httpie and `curl -C -` do.
+    var ifRange: String?
 
     /// Checks the options against the file system.
     /// - Throws: ``CLIError`` (usage) when `--output` names a directory.
     static func prepare(outputPath: String?, resume: Bool) throws -> DownloadTarget {
-        guard let outputPath else { return DownloadTarget(outputPath: nil, resumeOffset: nil) }
+        guard let outputPath else { return DownloadTarget(outputPath: nil, resumeOffset: nil, ifRange: nil) }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: outputPath, isDirectory: &isDirectory)
         if exists, isDirectory.boolValue { throw CLIError.usage("--output \"\(outputPath)\" is a directory") }
@@ -23,7 +27,8 @@ struct DownloadTarget: Sendable {
         if resume, exists {
             offset = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int64) ?? 0
         }
-        return DownloadTarget(outputPath: outputPath, resumeOffset: offset)
+        let kept = offset.flatMap { $0 > 0 ? ResumeData(partialFile: URL(fileURLWithPath: outputPath)) : nil }
+        return DownloadTarget(outputPath: outputPath, resumeOffset: offset, ifRange: kept?.ifRangeValidator)
     }
 
     /// The directory the file goes to: that of `--output`, else the current one.
@@ -53,6 +58,7 @@ struct DownloadTarget: Sendable {
                 Self.makeReadable(destination.path)
                 return name
             }
+            ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: outputPath))
             if head.statusCode == 206, let resumeOffset, resumeOffset > 0 {
                 try Self.checkContentRange(head, offset: resumeOffset)
                 try Self.append(file, to: outputPath)
@@ -67,6 +73,15 @@ struct DownloadTarget: Sendable {
         } catch {
             throw CLIError.failure("cannot save the download: \(error.localizedDescription)")
         }
+    }
+
+    /// Stores the bytes of an interrupted download as ``store(_:head:url:)`` does, with the
+    /// response's validators beside them for the `--continue` that resumes it.
+    /// - Throws: ``CLIError`` when the file cannot be written.
+    func keep(_ file: URL, head: ResponseHead, url: URL) throws -> String {
+        let saved = try store(file, head: head, url: url)
+        try? ResumeData.storeValidators(of: head, from: url, besidePartialFile: URL(fileURLWithPath: saved))
+        return saved
     }
 
     /// The session's temporary files are private (0600); a saved download gets the usual 0644.

@@ -84,6 +84,9 @@ struct Exchange: Sendable {
         let downloading = downloadTarget != nil
         if downloading, let offset = downloadTarget?.resumeOffset, offset > 0 {
             try request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+            if let validator = downloadTarget?.ifRange {
+                try request.setValue(validator, forHTTPHeaderField: "If-Range")
+            }
         }
 
         if output.printsRequest {
@@ -190,7 +193,7 @@ struct Exchange: Sendable {
             return CLIError.failure("interrupted; nothing was downloaded")
         }
         do {
-            let saved = try target.store(kept, head: head, url: url)
+            let saved = try target.keep(kept, head: head, url: url)
             let total = (try? FileManager.default.attributesOfItem(atPath: saved)[.size] as? Int64) ?? size
             return CLIError.failure(
                 "interrupted; \(ProgressBar.formatBytes(total)) kept in \"\(saved)\" (--download --continue --output \"\(saved)\" resumes it)"

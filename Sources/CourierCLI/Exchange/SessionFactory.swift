@@ -25,6 +25,8 @@ struct ConnectionOptions: Sendable {
     /// Ask for gzip/deflate and decode it (not for downloads, which keep the bytes as served,
     /// so that `--continue`'s byte ranges line up, as httpie's downloads ask for identity).
     var decompressesResponses = true
+    /// `--proxy` values (`PROTOCOL:URL`), laid over the `*_proxy` environment variables.
+    var proxies: [String] = []
 }
 
 /// Makes the session a command sends through, with the connection options and `--max-redirects`.
@@ -44,6 +46,8 @@ enum SessionFactory {
         }
         transportConfiguration.allowsHTTP2 = !connection.http1Only
         transportConfiguration.decompressesResponses = connection.decompressesResponses
+        transportConfiguration.proxy = try ProxyOption.resolve(
+            connection.proxies, environment: ProcessInfo.processInfo.environment)
         var configuration = SessionManager.Configuration()
         configuration.redirectPolicy = RedirectPolicy(maximumRedirects: maxRedirects)
         if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }

@@ -74,13 +74,10 @@ extension SessionTask {
         let file: DownloadFile
         var continuation = ResumeData.Continuation.restart
         if let resumeData = download.resumeData {
-            continuation = try resumeData.continuation(for: head)
-            file = try DownloadFile(
-                directory: temporaryDirectory, appendingTo: resumeData.partialFileURL,
-                truncating: continuation == .restart)
-        } else {
-            file = try DownloadFile(directory: temporaryDirectory)
+            continuation = try download.continuation(for: head, resuming: resumeData)
         }
+        file = try download.openFile(
+            for: head, url: request.url, continuation: continuation, temporaryDirectory: temporaryDirectory)
         if case .alreadyComplete = continuation {
             // The partial file already holds the whole representation (a 416 naming its length).
             await Self.drain(body)
@@ -108,7 +105,10 @@ extension SessionTask {
             let keep = failure.code == .cancelled && machine.withLockedValue { $0.wantsResumeData }
             let entityTag = head.value(forHTTPHeaderField: "ETag")
             let lastModified = head.value(forHTTPHeaderField: "Last-Modified")
-            if keep, file.bytesWritten > 0, (200...299).contains(head.statusCode),
+            if download.keepsPartialFile(file) {
+                file.closeDescriptor()
+                machine.withLockedValue { $0.resumeData = download.partial?.leftOver() }
+            } else if keep, file.bytesWritten > 0, (200...299).contains(head.statusCode),
                 entityTag != nil || lastModified != nil
             {
                 file.closeDescriptor()
@@ -135,10 +135,12 @@ extension SessionTask {
                 throw CourierError.hookFailed(error, "the download destination for \(head.url.absoluteString) threw")
             }
             try file.move(to: destination, options: download.options)
+            download.partial?.removeSidecar()
             finishDownload()
             return destination
         } catch {
-            file.discard()
+            // A resumable partial file stays: a later attempt finds it whole (416) and moves it.
+            if download.partial == nil { file.discard() }
             throw error
         }
     }

@@ -47,6 +47,8 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         var options: DownloadOptions
         var destination: DownloadDestination
         var resumeData: ResumeData?
+        /// Set for a download that streams into a resumable partial file (``DownloadOptions/resumesPartialFile``).
+        var partial: PartialDownload?
     }
 
     typealias ResultWaiter = UnsafeContinuation<Result<SessionResponse, CourierError>, Never>

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Downloads to a destination named up front, which can stream into a partial file beside it
+/// and continue from what an earlier process left there (``DownloadOptions/resumesPartialFile``).
+extension SessionManager {
+    /// A task that downloads `request` to `destination`.
+    ///
+    /// With ``DownloadOptions/resumesPartialFile`` the body streams into `partialFile`
+    /// (`destination.part` by default), with its validators in `partialFile.courier` (see
+    /// ``DownloadOptions/resumesPartialFile`` for the rules), and a partial file left by an
+    /// earlier process or task is continued; without it the download is the same as
+    /// ``downloadTask(with:options:progress:destination:)``.
+    /// - Throws: ``CourierError`` `.downloadDestinationExists` when `destination` exists and
+    ///   `options` lacks `.removePreviousFile` (checked before any I/O, so that a partial file is
+    ///   never fetched only to be refused at the end); `.downloadFailed` for a destination
+    ///   that is not a file URL.
+    public func downloadTask(
+        with request: Request, to destination: URL, partialFile: URL? = nil, options: DownloadOptions = [],
+        progress: ProgressHandler? = nil
+    ) throws -> SessionTask {
+        guard destination.isFileURL else {
+            throw CourierError(
+                .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
+                offendingInput: destination.absoluteString)
+        }
+        if !options.contains(.removePreviousFile), FileManager.default.fileExists(atPath: destination.path) {
+            throw CourierError(
+                .downloadDestinationExists,
+                "\(destination.path) already exists; pass .removePreviousFile to replace it",
+                offendingInput: destination.path)
+        }
+        guard options.contains(.resumesPartialFile) else {
+            let fixed = PartialDownload(destination: destination, partialFile: partialFile)
+            return downloadTask(
+                with: request, options: options, progress: progress, destination: fixed.destinationClosure)
+        }
+        let partial = PartialDownload(destination: destination, partialFile: partialFile)
+        var download = SessionTask.DownloadParameters(
+            options: options, destination: partial.destinationClosure, resumeData: partial.leftOver())
+        download.partial = partial
+        return makeTask(
+            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
+    }
+
+    /// Downloads `request` to `destination`; see ``downloadTask(with:to:partialFile:options:progress:)``.
+    /// - Throws: as ``download(_:options:progress:destination:)``; with
+    ///   ``DownloadOptions/resumesPartialFile``, a failed download keeps its partial file (when
+    ///   the response had a validator) for the next call to continue.
+    public func download(
+        _ request: Request, to destination: URL, partialFile: URL? = nil, options: DownloadOptions = [],
+        progress: ProgressHandler? = nil
+    ) async throws -> SessionResponse {
+        let task = try downloadTask(
+            with: request, to: destination, partialFile: partialFile, options: options, progress: progress)
+        task.resume()
+        return try await task.response()
+    }
+}
+
+extension SessionTask.DownloadParameters {
+    /// How a response continues the resume data, for ``SessionTask/receiveFile``: as
+    /// ``ResumeData/continuation(for:)`` says, except that a resumable partial file is never
+    /// overwritten by an error page (a status outside 2xx other than 416 fails and keeps it),
+    /// and one that a 206 or 416 shows is not a prefix of the representation is removed, so
+    /// the next attempt starts over instead of failing the same way.
+    /// - Throws: ``CourierError`` `.invalidResumeData` or `.downloadFailed`.
+    func continuation(for head: ResponseHead, resuming resumeData: ResumeData) throws -> ResumeData.Continuation {
+        guard let partial else { return try resumeData.continuation(for: head) }
+        if !(200...299).contains(head.statusCode) && head.statusCode != 416 {
+            throw CourierError(
+                .downloadFailed,
+                "\(head.url.absoluteString) answered \(head.statusCode); the partial download \(partial.partialFile.path) was kept",
+                offendingInput: head.url.absoluteString, response: head)
+        }
+        do {
+            return try resumeData.continuation(for: head)
+        } catch var error as CourierError {
+            unlink(partial.partialFile.path)
+            partial.removeSidecar()
+            error.message +=
+                "; the partial download \(partial.partialFile.path) was removed, the next attempt starts over"
+            throw error
+        }
+    }
+
+    /// Opens the file for a response's body: the partial file when resumable, else a new
+    /// temporary file.
+    /// - Throws: ``CourierError`` `.downloadFailed`.
+    func openFile(for head: ResponseHead, url: URL, continuation: ResumeData.Continuation, temporaryDirectory: URL)
+        throws -> DownloadFile
+    {
+        guard let partial else {
+            if let resumeData {
+                return try DownloadFile(
+                    directory: temporaryDirectory, appendingTo: resumeData.partialFileURL,
+                    truncating: continuation == .restart)
+            }
+            return try DownloadFile(directory: temporaryDirectory)
+        }
+        let file = try partial.open(
+            appending: resumeData != nil && continuation != .restart, temporaryDirectory: temporaryDirectory)
+        if continuation == .restart { try partial.recordValidators(of: head, url: url) }
+        return file
+    }
+
+    /// After a failure: whether `file` is kept for a later resume (the caller then records the
+    /// resume data) or discarded.
+    func keepsPartialFile(_ file: DownloadFile) -> Bool {
+        guard let partial else { return false }
+        if partial.isResumable(file) { return true }
+        partial.removeSidecar()
+        return false
+    }
+}

@@ -1,0 +1,172 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// Downloads that stream into `destination.part` with their validators in
+/// `destination.part.courier`, and continue from what a dead process left there.
+@Suite("Resumable partial files beside the destination", .timeLimit(.minutes(3)))
+struct PartialDownloadTests {
+    /// Leaves `bytes` in `destination.part` and a sidecar naming `url` and `etag`, as a process
+    /// killed mid-download would.
+    func leaveBehind(_ bytes: [UInt8], for destination: URL, url: URL, etag: String?, lastModified: String? = nil)
+        throws
+    {
+        try Data(bytes).write(to: URL(fileURLWithPath: destination.path + ".part"))
+        let record = PartialDownload.Validators(url: url, entityTag: etag, lastModified: lastModified)
+        try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: destination.path + ".part.courier"))
+    }
+
+    func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    @Test func continuesWhatADeadProcessLeftWithRangeAndIfRange() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("alphabet.txt")
+            let url = server.url("/range/50000")
+            try leaveBehind(
+                TestServer.expectedRangeBytes(count: 12_345), for: destination, url: url, etag: "\"range50000\"")
+            let response = try await manager.download(
+                Request(url: url), to: destination, options: [.resumesPartialFile])
+            #expect(response.response.statusCode == 206)
+            #expect(response.fileURL == destination)
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedRangeBytes(count: 50_000))
+            let sent = try #require(server.stats.lastRequestHead)
+            #expect(sent.value("Range") == "bytes=12345-")
+            #expect(sent.value("If-Range") == "\"range50000\"")
+            #expect(!exists(destination.path + ".part"))
+            #expect(!exists(destination.path + ".part.courier"))
+        }
+    }
+
+    @Test func aChangedValidatorStartsOver() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("changed.bin")
+            let url = server.url("/bytes/40000?seed=3")
+            try leaveBehind(Array(repeating: 0x58, count: 9000), for: destination, url: url, etag: "\"an-old-version\"")
+            let response = try await manager.download(
+                Request(url: url), to: destination, options: [.resumesPartialFile])
+            #expect(response.response.statusCode == 200)
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: 40_000, seed: 3))
+            #expect(server.stats.lastRequestHead?.value("If-Range") == "\"an-old-version\"")
+            #expect(!exists(destination.path + ".part.courier"))
+        }
+    }
+
+    @Test func lastModifiedServesWhenThereIsNoStrongETag() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("weak.txt")
+            let url = server.url("/range/3000")
+            try leaveBehind(
+                TestServer.expectedRangeBytes(count: 1000), for: destination, url: url, etag: "W/\"weak\"",
+                lastModified: "Thu, 01 Jan 2026 00:00:00 GMT")
+            let response = try await manager.download(
+                Request(url: url), to: destination, options: [.resumesPartialFile])
+            #expect(server.stats.lastRequestHead?.value("If-Range") == "Thu, 01 Jan 2026 00:00:00 GMT")
+            #expect(response.response.statusCode == 206)
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedRangeBytes(count: 3000))
+        }
+    }
+
+    @Test func aWholePartialFileIsCompletedByA416() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("whole.txt")
+            let url = server.url("/range/2048")
+            try leaveBehind(
+                TestServer.expectedRangeBytes(count: 2048), for: destination, url: url, etag: "\"range2048\"")
+            let response = try await manager.download(
+                Request(url: url), to: destination, options: [.resumesPartialFile])
+            #expect(response.response.statusCode == 416)
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedRangeBytes(count: 2048))
+            #expect(!exists(destination.path + ".part"))
+        }
+    }
+
+    @Test func aPartialFileLongerThanTheResourceIsRemovedAndTheNextAttemptStartsOver() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("shrunk.txt")
+            let url = server.url("/range/1000")
+            try leaveBehind(
+                TestServer.expectedRangeBytes(count: 1500), for: destination, url: url, etag: "\"range1000\"")
+            let error = await expectCode(.invalidResumeData) {
+                try await manager.download(Request(url: url), to: destination, options: [.resumesPartialFile])
+            }
+            #expect(error?.message.contains("starts over") == true)
+            #expect(!exists(destination.path + ".part"))
+            #expect(!exists(destination.path))
+            _ = try await manager.download(Request(url: url), to: destination, options: [.resumesPartialFile])
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedRangeBytes(count: 1000))
+        }
+    }
+
+    @Test func anErrorStatusLeavesThePartialFileAlone() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("gone.bin")
+            let kept = TestServer.expectedRangeBytes(count: 700)
+            try leaveBehind(kept, for: destination, url: server.url("/status/404"), etag: "\"x\"")
+            await expectCode(.downloadFailed) {
+                try await manager.download(
+                    Request(url: server.url("/status/404")), to: destination, options: [.resumesPartialFile])
+            }
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: destination.path + ".part"))) == kept)
+            #expect(exists(destination.path + ".part.courier"))
+        }
+    }
+
+    @Test func aStoppedDownloadKeepsItsBytesAndValidatorsForAnotherManager() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("stopped.bin")
+            let length = 8 * 1024 * 1024
+            let url = server.url("/bytes/\(length)?seed=5")
+            // The first chunk stops the task: the loop checks for a stop before the next one.
+            manager.hooks.didReceiveData = { task, _ in task.cancel() }
+            await expectCode(.cancelled) {
+                try await manager.download(Request(url: url), to: destination, options: [.resumesPartialFile])
+            }
+            manager.hooks.didReceiveData = nil
+            let partial = URL(fileURLWithPath: destination.path + ".part")
+            let keptCount = try Data(contentsOf: partial).count
+            #expect(keptCount > 0 && keptCount < length)
+            let record = try JSONDecoder().decode(
+                PartialDownload.Validators.self,
+                from: Data(contentsOf: URL(fileURLWithPath: partial.path + ".courier")))
+            #expect(record.entityTag == "\"bytes-\(length)-5\"")
+            #expect(!exists(destination.path))
+
+            // A new manager, as a new process would make, continues from the kept bytes.
+            let second = SessionManager()
+            let response = try await second.download(Request(url: url), to: destination, options: [.resumesPartialFile])
+            try await second.shutdown()
+            #expect(response.response.statusCode == 206)
+            #expect(server.stats.lastRequestHead?.value("Range") == "bytes=\(keptCount)-")
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: length, seed: 5))
+            #expect(!exists(partial.path))
+        }
+    }
+
+    @Test func anExistingDestinationIsRefusedBeforeAnyRequest() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("here.bin")
+            try Data("keep".utf8).write(to: destination)
+            server.resetStats()
+            await expectCode(.downloadDestinationExists) {
+                try await manager.download(
+                    Request(url: server.url("/bytes/10")), to: destination, options: [.resumesPartialFile])
+            }
+            #expect(server.stats.requestsReceived == 0)
+            _ = try await manager.download(
+                Request(url: server.url("/bytes/10")), to: destination,
+                options: [.resumesPartialFile, .removePreviousFile])
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: 10))
+        }
+    }
+
+    @Test func withoutTheOptionAFixedDestinationUsesATemporaryFile() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("plain.bin")
+            _ = try await manager.download(Request(url: server.url("/bytes/100")), to: destination)
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: 100))
+            #expect(!exists(destination.path + ".part"))
+        }
+    }
+}
