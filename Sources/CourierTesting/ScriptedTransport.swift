@@ -149,7 +149,10 @@ public final class ScriptedTransport: Transport {
         if state.withLock({ $0.isShutDown }) {
             throw CourierError(.transportFailed, "the scripted transport was shut down")
         }
+        context.recorder?.requestHeadSent()
         let body = try await Self.read(request.body, reporting: context.uploadProgress)
+        // A script has no connection: the recorder hears of the bytes and instants only.
+        context.recorder?.requestSent(bodyBytes: Int64(body.count))
         let sent = Sent(request: request, body: body, deadline: context.deadline)
         state.withLock { $0.sent.append(sent) }
         let reply = script(sent)

@@ -12,12 +12,18 @@ public struct ResponseHead: Sendable, Hashable {
     public var headerFields: HTTPFields
     /// The URL of the request that this response answers (after any redirects).
     public var url: URL
+    /// The HTTP version the response arrived in (`HTTP/1.1`, `HTTP/2`); nil when the transport
+    /// did not say.
+    public var httpVersion: HTTPProtocolVersion?
 
     /// Makes a response head.
-    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], url: URL) {
+    public init(
+        status: HTTPResponse.Status, headerFields: HTTPFields = [:], url: URL, httpVersion: HTTPProtocolVersion? = nil
+    ) {
         self.status = status
         self.headerFields = headerFields
         self.url = url
+        self.httpVersion = httpVersion
     }
 
     /// The status code as an integer, such as 200.

@@ -34,7 +34,8 @@ extension SessionManager {
                 .cancelled, "the stream from \(request.url.absoluteString) ended before its body was handed over",
                 offendingInput: request.url.absoluteString)
         }
-        return StreamedResponse(request: response.request, head: response.response, body: body)
+        return StreamedResponse(
+            request: response.request, head: response.response, body: body, metrics: response.metrics)
     }
 }
 

@@ -1,5 +1,8 @@
 import Foundation
+import Logging
+import Metrics
 import NIOConcurrencyHelpers
+import Tracing
 
 /// Creates and runs data, upload and download tasks over a ``Transport`` (AFURLSessionManager).
 ///
@@ -31,6 +34,17 @@ public final class SessionManager: Sendable {
         /// Default: a new, empty ``CookieJar`` for each `Configuration()`, so managers made from
         /// separate configurations do not share cookies, and managers made from one copy do.
         public var cookieStorage: (any CookieStorage)? = CookieJar()
+        /// Receives a client span per task and per attempt, and injects trace context into
+        /// requests (see Docs/Observability.md); nil uses the bootstrapped `InstrumentationSystem.tracer`.
+        public var tracer: (any Tracer)?
+        /// Makes the request-duration timer, active-request meter and byte and retry counters;
+        /// nil uses the bootstrapped `MetricsSystem.factory`.
+        public var metricsFactory: (any MetricsFactory)?
+        /// Gets one debug line per attempt, credentials redacted by ``redaction``; at a level
+        /// above `debug` nothing is logged.
+        public var logger = Logger(label: "courier.session")
+        /// Which header values, URL passwords and query values logs and spans hide.
+        public var redaction = HeaderRedaction()
         /// The private HTTP cache (RFC 9111) that answers and stores GET responses; nil (the
         /// default) for none. Each request says how it uses it in ``Request/cachePolicy``.
         public var cache: HTTPCache?
@@ -47,6 +61,8 @@ public final class SessionManager: Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// Observers of task events.
     public let eventMonitors: [any EventMonitor]
+    /// The tracer, metrics factory and logger, resolved once.
+    let instruments: SessionInstruments
 
     /// The transport's whole-request deadline in seconds, for tasks whose request sets none;
     /// read once here from its ``TransportCapabilities``.
@@ -76,6 +92,9 @@ public final class SessionManager: Sendable {
         self.cancelsBodylessExchangesThroughContext = capabilities.cancelsBodylessExchangesThroughContext
         self.interceptor = interceptor
         self.eventMonitors = eventMonitors
+        self.instruments = SessionInstruments(
+            tracer: configuration.tracer, metricsFactory: configuration.metricsFactory, logger: configuration.logger,
+            redaction: configuration.redaction)
         self.state = NIOLockedValueBox(State())
     }
 

@@ -12,41 +12,67 @@ public struct SessionResponse: Sendable {
         let response: ResponseHead
         let data: Data
         let fileURL: URL?
+        let metrics: TaskMetrics
 
-        init(request: Request, response: ResponseHead, data: Data, fileURL: URL?) {
+        init(request: Request, response: ResponseHead, data: Data, fileURL: URL?, metrics: TaskMetrics) {
             self.request = request
             self.response = response
             self.data = data
             self.fileURL = fileURL
+            self.metrics = metrics
         }
     }
 
     private var storage: Storage
 
     /// Makes a response value.
-    public init(request: Request, response: ResponseHead, data: Data = Data(), fileURL: URL? = nil) {
-        storage = Storage(request: request, response: response, data: data, fileURL: fileURL)
+    public init(
+        request: Request, response: ResponseHead, data: Data = Data(), fileURL: URL? = nil, metrics: TaskMetrics? = nil
+    ) {
+        storage = Storage(
+            request: request, response: response, data: data, fileURL: fileURL, metrics: metrics ?? .unrecorded)
     }
 
     /// The request as it was last sent (after redirects, adapters and resume headers).
     public var request: Request {
         get { storage.request }
-        set { storage = Storage(request: newValue, response: response, data: data, fileURL: fileURL) }
+        set {
+            storage = Storage(
+                request: newValue, response: response, data: data, fileURL: fileURL, metrics: metrics)
+        }
     }
     /// The final response's head (a redirect's own head when a hook stopped the redirect).
     public var response: ResponseHead {
         get { storage.response }
-        set { storage = Storage(request: request, response: newValue, data: data, fileURL: fileURL) }
+        set {
+            storage = Storage(
+                request: request, response: newValue, data: data, fileURL: fileURL, metrics: metrics)
+        }
     }
     /// The body bytes for data and upload tasks; empty for downloads.
     public var data: Data {
         get { storage.data }
-        set { storage = Storage(request: request, response: response, data: newValue, fileURL: fileURL) }
+        set {
+            storage = Storage(
+                request: request, response: response, data: newValue, fileURL: fileURL, metrics: metrics)
+        }
     }
     /// Where a download (or a data task turned into one) was moved; nil otherwise.
     public var fileURL: URL? {
         get { storage.fileURL }
-        set { storage = Storage(request: request, response: response, data: data, fileURL: newValue) }
+        set {
+            storage = Storage(
+                request: request, response: response, data: data, fileURL: newValue, metrics: metrics)
+        }
+    }
+    /// Where the task's time went, attempt by attempt (see ``TaskMetrics``); no attempts for a
+    /// response made by hand rather than by a task.
+    public var metrics: TaskMetrics {
+        get { storage.metrics }
+        set {
+            storage = Storage(
+                request: request, response: response, data: data, fileURL: fileURL, metrics: newValue)
+        }
     }
 }
 

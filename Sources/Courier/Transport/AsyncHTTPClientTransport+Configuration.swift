@@ -79,14 +79,10 @@ extension AsyncHTTPClientTransport {
                     ? .enabled(limit: .ratio(max(1, decompressionRatioLimit))) : .disabled)
             configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
-            // AsyncHTTPClient takes the process's bootstrapped tracer when its configuration is
-            // made. With none bootstrapped that is swift-distributed-tracing's no-op tracer,
-            // whose spans record nothing yet cost about ten allocations and a dynamic cast per
-            // request; tracing is left off then. A real tracer bootstrapped before the
-            // transport is made is kept. (Matched by name: Courier does not import Tracing.)
-            if let tracer = configuration.tracing.tracer, String(reflecting: type(of: tracer)) == "Tracing.NoOpTracer" {
-                configuration.tracing.tracer = nil
-            }
+            // AsyncHTTPClient would take the process's bootstrapped tracer and make a span of its
+            // own per request, beside the session's task and attempt spans (see
+            // `SessionManager.Configuration.tracer`): its tracing is always off, by value.
+            configuration.tracing.tracer = nil
             return configuration
         }
     }

@@ -42,7 +42,7 @@ extension AsyncHTTPClientTransport {
     func sendThroughDelegate(
         _ request: Request, via client: HTTPClient, deadline: NIODeadline?,
         uploadProgress: (@Sendable (Int64) -> Void)?, cancellation: ExchangeCancellation,
-        makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
+        recorder: ExchangeRecorder? = nil, makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
         let mayResend = request.body.isReplayable
@@ -50,7 +50,8 @@ extension AsyncHTTPClientTransport {
         while true {
             let (body, fileBody) = try makeBody()
             let delegate = StreamingResponseDelegate(
-                uploadProgress: uploadProgress, idleReadTimeout: configuration.readTimeout, sendsBody: body != nil)
+                uploadProgress: uploadProgress, idleReadTimeout: configuration.readTimeout, sendsBody: body != nil,
+                recorder: recorder, connectionLedger: connectionLedger)
             let task: HTTPClient.Task<Void>
             do {
                 let outgoing = try HTTPClient.Request(
@@ -100,7 +101,8 @@ extension AsyncHTTPClientTransport {
                 task.cancel()
                 throw Self.courierError(from: error, url: url)
             }
-            let head = Self.responseHead(status: responseHead.status, headers: responseHead.headers, url: url)
+            let head = Self.responseHead(
+                status: responseHead.status, headers: responseHead.headers, url: url, version: responseHead.version)
             return TransportResponse(
                 head: head,
                 body: BodyChunks(makeIterator: {

@@ -37,6 +37,8 @@ public final class AsyncHTTPClientTransport: Transport {
     let bodyDelegateClient: HTTPClient
     /// The transports of ``Configuration/proxy``'s servers; the clients above go direct.
     let proxyRoutes: ProxyRoutes?
+    /// Connection facts for the delegate clients' requests (see ``ConnectionLedger``).
+    let connectionLedger: ConnectionLedger
     /// Set as ``shutdown()`` begins, before either client is told.
     private let shutDown = NIOLockedValueBox(false)
 
@@ -61,15 +63,19 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: configuration.makeClientConfiguration(http1Only: true))
+        let connectionLedger = ConnectionLedger()
+        self.connectionLedger = connectionLedger
         let delegateClient = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            configuration: configuration.makeClientConfiguration(appliesReadTimeout: false))
+            configuration: connectionLedger.instrument(
+                configuration.makeClientConfiguration(appliesReadTimeout: false)))
         self.delegateClient = delegateClient
         self.bodyDelegateClient =
             configuration.allowsHTTP2
             ? HTTPClient(
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                configuration: configuration.makeClientConfiguration(appliesReadTimeout: false, http1Only: true))
+                configuration: connectionLedger.instrument(
+                    configuration.makeClientConfiguration(appliesReadTimeout: false, http1Only: true)))
             : delegateClient
     }
 
@@ -141,7 +147,7 @@ public final class AsyncHTTPClientTransport: Transport {
             // Plain HTTP only, where AsyncHTTPClient never speaks HTTP/2.
             return try await sendThroughDelegate(
                 request, via: delegateClient, deadline: deadline, uploadProgress: uploadProgress,
-                cancellation: context.cancellation
+                cancellation: context.cancellation, recorder: context.recorder
             ) {
                 let body = try FileRegionBody(segments: segments)
                 return (body.makeBody(), body)
@@ -155,7 +161,7 @@ public final class AsyncHTTPClientTransport: Transport {
         if let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
             return try await sendThroughDelegate(
                 request, via: delegateClient(for: request, carrying: bytes), deadline: deadline,
-                uploadProgress: uploadProgress, cancellation: context.cancellation
+                uploadProgress: uploadProgress, cancellation: context.cancellation, recorder: context.recorder
             ) {
                 (bytes.map { .byteBuffer($0) }, nil)
             }
@@ -182,7 +188,9 @@ public final class AsyncHTTPClientTransport: Transport {
         } catch {
             throw Self.courierError(from: error, url: request.url)
         }
-        let head = Self.responseHead(status: response.status, headers: response.headers, url: request.url)
+        let head = Self.responseHead(
+            status: response.status, headers: response.headers, url: request.url, version: response.version)
+        context.recorder?.responseHeadReceived()
         let url = request.url
         let body = response.body
         // AsyncHTTPClient's deadline stops at the head; past it, a body that keeps trickling in
@@ -236,11 +244,14 @@ public final class AsyncHTTPClientTransport: Transport {
         return segments
     }
 
-    static func responseHead(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL) -> ResponseHead {
+    static func responseHead(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL, version: HTTPVersion)
+        -> ResponseHead
+    {
         ResponseHead(
             status: HTTPResponse.Status(code: Int(status.code), reasonPhrase: status.reasonPhrase),
             headerFields: Self.fields(from: headers),
-            url: url)
+            url: url,
+            httpVersion: HTTPProtocolVersion(major: version.major, minor: version.minor))
     }
 
     private static func body(

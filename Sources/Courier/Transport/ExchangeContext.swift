@@ -15,15 +15,21 @@ public struct ExchangeContext: Sendable {
     /// Where the transport registers how to stop this exchange from outside the Swift task that
     /// runs it (see ``TransportCapabilities/cancelsBodylessExchangesThroughContext``).
     public var cancellation: ExchangeCancellation
+    /// Where the transport reports timings, byte counts and the connection it used, for
+    /// ``TaskMetrics``; nil when nobody is listening. Optional to report: the session fills in
+    /// what it sees itself.
+    public var recorder: ExchangeRecorder?
 
-    /// Makes a context; by default no deadline, no progress, and a handle that nothing cancels.
+    /// Makes a context; by default no deadline, no progress, a handle that nothing cancels and
+    /// no recorder.
     public init(
         deadline: NIODeadline? = nil, uploadProgress: (@Sendable (Int64) -> Void)? = nil,
-        cancellation: ExchangeCancellation = .none
+        cancellation: ExchangeCancellation = .none, recorder: ExchangeRecorder? = nil
     ) {
         self.deadline = deadline
         self.uploadProgress = uploadProgress
         self.cancellation = cancellation
+        self.recorder = recorder
     }
 
     /// The context for sending `request` on its own, outside a session: its

@@ -49,13 +49,22 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     private let uploadProgress: (@Sendable (Int64) -> Void)?
     private let idleReadTimeout: TimeAmount?
     private let sendsBody: Bool
+    /// Where the exchange's timings, sent bytes and connection go, for `TaskMetrics`.
+    private let recorder: ExchangeRecorder?
+    /// Where the connection's probe noted this request's connection.
+    private let connectionLedger: ConnectionLedger?
 
     /// - Parameter sendsBody: whether the request has a body; only then can AsyncHTTPClient fail
     ///   the task without telling this delegate (see `didSendRequestHead`).
-    init(uploadProgress: (@Sendable (Int64) -> Void)?, idleReadTimeout: TimeAmount? = nil, sendsBody: Bool = true) {
+    init(
+        uploadProgress: (@Sendable (Int64) -> Void)?, idleReadTimeout: TimeAmount? = nil, sendsBody: Bool = true,
+        recorder: ExchangeRecorder? = nil, connectionLedger: ConnectionLedger? = nil
+    ) {
         self.uploadProgress = uploadProgress
         self.idleReadTimeout = idleReadTimeout
         self.sendsBody = sendsBody
+        self.recorder = recorder
+        self.connectionLedger = connectionLedger
     }
 
     /// Records that Courier (a caller's cancel, a deadline, a dropped body) cancels the exchange now.
@@ -158,20 +167,27 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         // every failure before this point reaches `didReceiveError`. A request without a body
         // goes out with its end in one write, so it has no such last write to fail (and a
         // second callback on the task's future would cost it an allocation).
+        if let recorder {
+            recorder.requestHeadSent()
+            if let connection = connectionLedger?.take(head) { recorder.connection(connection) }
+        }
         guard sendsBody else { return }
         task.futureResult.whenFailure { error in self.fail(error) }
     }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
-        guard let uploadProgress else { return }
+        guard uploadProgress != nil || recorder != nil else { return }
         let sent = state.withLockedValue { state in
             state.bytesSent += Int64(part.readableBytes)
             return state.bytesSent
         }
-        uploadProgress(sent)
+        uploadProgress?(sent)
     }
 
     func didSendRequest(task: HTTPClient.Task<Void>) {
+        if let recorder {
+            recorder.requestSent(bodyBytes: sendsBody ? state.withLockedValue { $0.bytesSent } : 0)
+        }
         // As AsyncHTTPClient's read timeout: the wait for the response starts once the request is out.
         guard let idleReadTimeout else { return }
         let now = NIODeadline.now()
@@ -208,6 +224,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        recorder?.responseHeadReceived()
         let now = idleReadTimeout == nil ? nil : NIODeadline.now()
         let waiter = state.withLockedValue { state in
             if let now { state.lastResponsePart = now }
@@ -263,6 +280,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        // Before any reader is woken, so the session finds the instant when it sees the end.
+        recorder?.responseBodyReceived()
         let (headWaiter, bodyWaiter, idleTimer) = state.withLockedValue { state in
             state.isFinished = true
             defer {

@@ -18,12 +18,16 @@ public struct StreamedResponse: Sendable {
     public let head: ResponseHead
     /// The body bytes as they arrive; it can be iterated once.
     public let body: Body
+    /// The task's metrics up to the final head: its last attempt has no body-complete instant
+    /// or byte counts, since the body is still to be read.
+    public let metrics: TaskMetrics
 
     /// Makes a streamed response around a transport's body chunks.
-    public init(request: Request, head: ResponseHead, body: BodyChunks) {
+    public init(request: Request, head: ResponseHead, body: BodyChunks, metrics: TaskMetrics? = nil) {
         self.request = request
         self.head = head
         self.body = Body(chunks: body)
+        self.metrics = metrics ?? .unrecorded
     }
 
     /// The body of a ``StreamedResponse``: an `AsyncSequence` of `ByteBuffer` chunks, in the

@@ -70,7 +70,7 @@ extension SessionTask {
     func receiveFile(
         _ body: BodyChunks, head: ResponseHead, request: Request, download: DownloadParameters,
         temporaryDirectory: URL
-    ) async throws -> URL {
+    ) async throws -> (url: URL, bytesReceived: Int64) {
         let file: DownloadFile
         var continuation = ResumeData.Continuation.restart
         if let resumeData = download.resumeData {
@@ -82,7 +82,7 @@ extension SessionTask {
             // The partial file already holds the whole representation (a 416 naming its length).
             await Self.drain(body)
             try commit()
-            return try moveIntoPlace(file, head: head, download: download)
+            return (try moveIntoPlace(file, head: head, download: download), 0)
         }
         let startOffset = file.bytesWritten
         let bodyLength = Self.expectedLength(head, request: request)
@@ -99,7 +99,8 @@ extension SessionTask {
                 reportDownload(completed: file.bytesWritten, total: total)
             }
             try commit()
-            return try moveIntoPlace(file, head: head, download: download)
+            let received = file.bytesWritten - startOffset
+            return (try moveIntoPlace(file, head: head, download: download), received)
         } catch {
             let failure = Self.transportError(error, url: request.url)
             let keep = failure.code == .cancelled && machine.withLockedValue { $0.wantsResumeData }

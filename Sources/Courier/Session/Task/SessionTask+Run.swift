@@ -18,13 +18,15 @@ extension SessionTask {
                 self.deadlinePassed()
             }
         }
+        var observer = TaskObserver(instruments: manager.instruments, taskIdentifier: identifier)
         let result: Result<SessionResponse, CourierError>
         do {
-            result = .success(try await perform(deadline: deadline))
+            result = .success(try await perform(deadline: deadline, observer: &observer))
         } catch {
             result = .failure(Self.transportError(error, url: currentRequest.url))
         }
         timer?.cancel()
+        observer.finish(result)
         finish(result)
     }
 
@@ -41,28 +43,32 @@ extension SessionTask {
             underlyingError: error)
     }
 
-    private func perform(deadline: RequestDeadline?) async throws -> SessionResponse {
+    private func perform(deadline: RequestDeadline?, observer: inout TaskObserver) async throws -> SessionResponse {
         var state = AttemptState(request: originalRequest)
         while true {
             try await waitWhileSuspended()
-            let outgoing = try await prepareAttempt(&state)
+            var outgoing = try await prepareAttempt(&state)
+            let recorder = observer.beginAttempt(&outgoing)
             let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
             let sent: TransportResponse
             do {
-                sent = try await send(outgoing, reportsUpload: reportsUpload, deadline: deadline)
+                sent = try await send(outgoing, reportsUpload: reportsUpload, deadline: deadline, recorder: recorder)
             } catch {
                 let failure = Self.transportError(error, url: outgoing.url)
+                observer.attemptFailed(failure)
                 let stopping = Task.isCancelled || machine.withLockedValue { $0.mustStop }
                 let step = AttemptDecision.afterFailure(failure, sent: outgoing, rules: rules(), isStopping: stopping)
                 if case .consultRetrier = step,
                     try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
                 {
+                    observer.nextReason = .retry
                     continue
                 }
                 throw failure
             }
 
             let head = sent.head
+            observer.attemptAnswered(head)
             let hooks = manager.hooks
             let rules = rules(hooks)
             var step = AttemptDecision.afterResponse(
@@ -70,6 +76,8 @@ extension SessionTask {
             if case .redirect(let proposed) = step {
                 if let next = try await agreedRedirect(proposed, response: head, hooks: hooks) {
                     await Self.drain(sent.body)
+                    observer.attemptBodyEnded(decodedBytes: nil, head: head)
+                    observer.nextReason = .redirect
                     state.redirected(to: next)
                     continue
                 }
@@ -80,6 +88,8 @@ extension SessionTask {
             case .consultRetrier:
                 if try await retryAfterAsking(outgoing, response: head, error: nil, state: &state) {
                     await Self.drain(sent.body)
+                    observer.attemptBodyEnded(decodedBytes: nil, head: head)
+                    observer.nextReason = .retry
                     continue
                 }
             case .fail(let error):
@@ -88,7 +98,7 @@ extension SessionTask {
                 break
             }
             if reportsUpload { finishUpload() }
-            return try await deliver(sent, request: outgoing, hooks: hooks)
+            return try await deliver(sent, request: outgoing, hooks: hooks, observer: &observer)
         }
     }
 
@@ -121,9 +131,9 @@ extension SessionTask {
 
     /// Sends one attempt; the exchange registers its cancel action with this task, which stops
     /// it when the task is cancelled or runs out of time (see ``TaskStateMachine/Stop``).
-    private func send(_ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?) async throws
-        -> TransportResponse
-    {
+    private func send(
+        _ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?, recorder: ExchangeRecorder
+    ) async throws -> TransportResponse {
         var uploadReporter: (@Sendable (Int64) -> Void)?
         if reportsUpload {
             let bodyLength = outgoing.body.contentLength
@@ -131,7 +141,7 @@ extension SessionTask {
         }
         let context = ExchangeContext(
             deadline: deadline?.instant, uploadProgress: uploadReporter,
-            cancellation: ExchangeCancellation(target: self))
+            cancellation: ExchangeCancellation(target: self), recorder: recorder)
         return try await manager.sendHandlingCookies(
             outgoing, context: context, cache: cacheParticipation(for: outgoing))
     }
@@ -182,9 +192,9 @@ extension SessionTask {
 
     /// The final response: hands its head to the did-receive-response hook, then reads the body
     /// into memory or a file.
-    private func deliver(_ sent: TransportResponse, request: Request, hooks: SessionHooks) async throws
-        -> SessionResponse
-    {
+    private func deliver(
+        _ sent: TransportResponse, request: Request, hooks: SessionHooks, observer: inout TaskObserver
+    ) async throws -> SessionResponse {
         let head = sent.head
         machine.withLockedValue { $0.response = head }
         var download = self.download
@@ -202,18 +212,20 @@ extension SessionTask {
             // A stream: the task is done once the head is in, and the caller reads the body.
             try commit()
             streamHandoff.hand(sent.body)
-            return SessionResponse(request: request, response: head)
+            return SessionResponse(request: request, response: head, metrics: observer.metrics())
         }
         let configuration = manager.configuration
         if let download {
-            let fileURL = try await receiveFile(
+            let (fileURL, received) = try await receiveFile(
                 sent.body, head: head, request: request, download: download,
                 temporaryDirectory: configuration.temporaryDirectory)
-            return SessionResponse(request: request, response: head, fileURL: fileURL)
+            observer.attemptBodyEnded(decodedBytes: received, head: head)
+            return SessionResponse(request: request, response: head, fileURL: fileURL, metrics: observer.metrics())
         }
         let data = try await receiveData(
             sent.body, head: head, request: request, cap: configuration.maximumBufferedResponseSize,
             didReceiveData: hooks.didReceiveData)
-        return SessionResponse(request: request, response: head, data: data)
+        observer.attemptBodyEnded(decodedBytes: Int64(data.count), head: head)
+        return SessionResponse(request: request, response: head, data: data, metrics: observer.metrics())
     }
 }

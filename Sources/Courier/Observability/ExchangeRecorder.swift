@@ -1,0 +1,84 @@
+import NIOConcurrencyHelpers
+
+/// Where a ``Transport`` reports the timings and counts of one exchange that only it can see.
+///
+/// The session hands one to the transport in ``ExchangeContext/recorder`` for every attempt
+/// and fills what the transport leaves out from what it sees itself (the attempt's start, the
+/// response head's arrival, the body it reads), so a transport that reports nothing still
+/// gives complete ``TaskMetrics`` apart from those fields. Every call is cheap (a clock read
+/// and a short lock) and safe from any thread, event loops included; later calls overwrite
+/// earlier ones.
+public struct ExchangeRecorder: Sendable {
+    private let box: NIOLockedValueBox<ExchangeObservation>
+
+    /// Makes an empty recorder.
+    public init() {
+        box = NIOLockedValueBox(ExchangeObservation())
+    }
+
+    /// The request head was handed to the connection.
+    public func requestHeadSent(at instant: ContinuousClock.Instant = .now) {
+        box.withLockedValue { $0.requestHeadSent = instant }
+    }
+
+    /// The whole request, body included, was handed to the connection; `bodyBytes` is how many
+    /// body bytes went out, when the transport counted them.
+    public func requestSent(bodyBytes: Int64? = nil, at instant: ContinuousClock.Instant = .now) {
+        box.withLockedValue {
+            $0.requestBodySent = instant
+            if let bodyBytes { $0.bodyBytesSent = bodyBytes }
+        }
+    }
+
+    /// The response head arrived.
+    public func responseHeadReceived(at instant: ContinuousClock.Instant = .now) {
+        box.withLockedValue { $0.responseHeadReceived = instant }
+    }
+
+    /// The response body ended; `wireBytes` is its length as received, before any content
+    /// decoding, when the transport counted it.
+    public func responseBodyReceived(wireBytes: Int64? = nil, at instant: ContinuousClock.Instant = .now) {
+        box.withLockedValue {
+            $0.responseBodyComplete = instant
+            if let wireBytes { $0.wireBodyBytesReceived = wireBytes }
+        }
+    }
+
+    /// What the transport knows of the connection; nil fields leave earlier values in place.
+    public func connection(_ info: ConnectionInfo) {
+        box.withLockedValue { state in
+            var merged = state.connection ?? ConnectionInfo()
+            if let reused = info.reused { merged.reused = reused }
+            if let remoteAddress = info.remoteAddress { merged.remoteAddress = remoteAddress }
+            if let httpVersion = info.httpVersion { merged.httpVersion = httpVersion }
+            state.connection = merged
+        }
+    }
+
+    /// Everything reported so far.
+    public var observation: ExchangeObservation {
+        box.withLockedValue { $0 }
+    }
+}
+
+/// What a transport reported of one exchange through an ``ExchangeRecorder``; nil for what it
+/// did not report.
+public struct ExchangeObservation: Sendable {
+    /// When the request head was handed to the connection.
+    public var requestHeadSent: ContinuousClock.Instant?
+    /// When the whole request was handed to the connection.
+    public var requestBodySent: ContinuousClock.Instant?
+    /// When the response head arrived.
+    public var responseHeadReceived: ContinuousClock.Instant?
+    /// When the response body ended.
+    public var responseBodyComplete: ContinuousClock.Instant?
+    /// Request body bytes handed to the connection.
+    public var bodyBytesSent: Int64?
+    /// Response body bytes as received, before content decoding.
+    public var wireBodyBytesReceived: Int64?
+    /// The connection, as far as the transport could tell.
+    public var connection: ConnectionInfo?
+
+    /// Makes an empty observation.
+    public init() {}
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// Where the time of one task went, attempt by attempt: Courier's counterpart of
+/// `URLSessionTaskMetrics`, filled on every platform (Foundation on Linux never calls its
+/// metrics callback).
+///
+/// Instants come from `ContinuousClock`, so durations are monotonic and comparable within the
+/// process; they are not wall-clock times. Read them on ``SessionResponse/metrics``.
+public struct TaskMetrics: Sendable {
+    /// When the task began its first attempt.
+    public var taskStart: ContinuousClock.Instant
+    /// When the task's outcome was ready (for a streamed response: when its head arrived).
+    public var taskEnd: ContinuousClock.Instant
+    /// Every exchange the task made, in order: the first request, each redirect hop and each retry.
+    public var attempts: [AttemptMetrics]
+
+    /// Makes metrics from their parts.
+    public init(taskStart: ContinuousClock.Instant, taskEnd: ContinuousClock.Instant, attempts: [AttemptMetrics]) {
+        self.taskStart = taskStart
+        self.taskEnd = taskEnd
+        self.attempts = attempts
+    }
+
+    /// No attempts, for a response that no task made.
+    static var unrecorded: TaskMetrics {
+        let now = ContinuousClock.now
+        return TaskMetrics(taskStart: now, taskEnd: now, attempts: [])
+    }
+
+    /// The whole task, first attempt to outcome.
+    public var taskInterval: Duration { taskStart.duration(to: taskEnd) }
+    /// Redirects followed.
+    public var redirectCount: Int { attempts.count { $0.reason == .redirect } }
+    /// Requests sent again after a failure or a retryable answer.
+    public var retryCount: Int { attempts.count { $0.reason == .retry } }
+}
+
+/// One exchange of a task: a request sent and what came back.
+///
+/// The session fills ``requestStart``, ``responseHeadReceived``, ``responseBodyComplete``, the
+/// status and the decoded byte count itself; the head-sent and body-sent instants, the byte
+/// counts on the wire and the connection come from the ``Transport`` (through
+/// ``ExchangeRecorder``) and are nil when it did not report them.
+public struct AttemptMetrics: Sendable {
+    /// Why this exchange was made.
+    public enum Reason: Sendable, Hashable {
+        /// The task's first request.
+        case initial
+        /// A redirect hop.
+        case redirect
+        /// A retry after a failure or a retryable response.
+        case retry
+    }
+
+    /// Why this exchange was made.
+    public var reason: Reason
+    /// The request method.
+    public var method: HTTPMethod
+    /// The request URL, credentials included (redact before logging it).
+    public var url: URL
+    /// When the session handed the request to the transport.
+    public var requestStart: ContinuousClock.Instant
+    /// When the request head went out, if the transport said.
+    public var requestHeadSent: ContinuousClock.Instant?
+    /// When the whole request went out, if the transport said.
+    public var requestBodySent: ContinuousClock.Instant?
+    /// When the response head arrived; nil when none did.
+    public var responseHeadReceived: ContinuousClock.Instant?
+    /// When the response body ended; nil when it was not read to its end (a failure, a
+    /// streamed response still being read, or a redirect body dropped unread).
+    public var responseBodyComplete: ContinuousClock.Instant?
+    /// Request body bytes sent: the transport's count, else the body's length once a response
+    /// arrived, else 0.
+    public var bytesSent: Int64
+    /// Response body bytes as the server sent them, before content decoding: the transport's
+    /// count, else the decoded count when the body had no content coding, else its
+    /// `Content-Length` when it was read to the end; nil when none of these is known.
+    public var bytesReceived: Int64?
+    /// Response body bytes after content decoding, as delivered.
+    public var decodedBytesReceived: Int64
+    /// The response status code; nil when no response arrived.
+    public var statusCode: Int?
+    /// The response's HTTP version, when known.
+    public var httpVersion: HTTPProtocolVersion?
+    /// True when the exchange reused a connection, false for a new one; nil when the transport
+    /// could not tell.
+    public var reusedConnection: Bool?
+    /// The peer's address (`host:port`), when the transport could tell.
+    public var remoteAddress: String?
+    /// Why the exchange failed, when it did.
+    public var errorCode: CourierError.Code?
+
+    /// Makes an attempt's metrics as of its start.
+    public init(reason: Reason, method: HTTPMethod, url: URL, requestStart: ContinuousClock.Instant) {
+        self.reason = reason
+        self.method = method
+        self.url = url
+        self.requestStart = requestStart
+        self.bytesSent = 0
+        self.decodedBytesReceived = 0
+    }
+
+    /// Request start to response head: the time to first byte, as curl's `time_starttransfer`.
+    public var timeToResponseHead: Duration? { responseHeadReceived.map { requestStart.duration(to: $0) } }
+    /// Request start to body end (or to the head, when the body was not read to its end).
+    public var duration: Duration? {
+        (responseBodyComplete ?? responseHeadReceived).map { requestStart.duration(to: $0) }
+    }
+}

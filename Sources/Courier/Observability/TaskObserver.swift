@@ -1,0 +1,138 @@
+import Foundation
+import Metrics
+import Tracing
+
+/// One task's observation, owned by its driver: the ``TaskMetrics`` it builds attempt by
+/// attempt, and the spans, metrics and log lines it reports through the manager's
+/// ``SessionInstruments``. A value no other thread sees; the transport's side of each attempt
+/// arrives through the attempt's ``ExchangeRecorder``.
+struct TaskObserver {
+    let instruments: SessionInstruments
+    let taskStart: ContinuousClock.Instant
+    private(set) var attempts: [AttemptMetrics] = []
+    /// Why the next attempt is made; set by the driver before it loops.
+    var nextReason = AttemptMetrics.Reason.initial
+    private var recorder: ExchangeRecorder?
+    private var attemptOpen = false
+    /// The current attempt's declared body length, for when the transport counts nothing.
+    private var bodyLength: Int64?
+    /// Set only while an instrument is active.
+    var telemetry: Telemetry?
+
+    /// The per-task state of the instruments.
+    struct Telemetry {
+        var requestID: String
+        var taskSpan: (any Span)?
+        var attemptSpan: (any Span)?
+        var activeRequests: Meter?
+        var requestHeaders: HTTPFieldsSnapshot?
+    }
+
+    /// A request's headers as they went out, kept for the attempt's log line.
+    typealias HTTPFieldsSnapshot = [(name: String, value: String)]
+
+    init(instruments: SessionInstruments, taskIdentifier: Int) {
+        self.instruments = instruments
+        self.taskStart = .now
+        if instruments.isActive {
+            let random = String(UInt32.random(in: .min ... .max), radix: 16)
+            telemetry = Telemetry(
+                requestID: String(repeating: "0", count: 8 - random.count) + random + "-\(taskIdentifier)")
+        }
+    }
+
+    /// Starts an attempt for `request` (adding trace-context headers to it when tracing) and
+    /// returns the recorder to hand the transport.
+    mutating func beginAttempt(_ request: inout Request) -> ExchangeRecorder {
+        if attemptOpen { endAttempt(errorCode: nil) }
+        let recorder = ExchangeRecorder()
+        self.recorder = recorder
+        attemptOpen = true
+        bodyLength = request.body.isEmpty ? 0 : request.body.contentLength
+        attempts.append(
+            AttemptMetrics(reason: nextReason, method: request.method, url: request.url, requestStart: .now))
+        if telemetry != nil { beginTelemetry(&request) }
+        return recorder
+    }
+
+    /// The attempt's response head arrived.
+    mutating func attemptAnswered(_ head: ResponseHead) {
+        guard let index = attempts.indices.last else { return }
+        attempts[index].responseHeadReceived = .now
+        attempts[index].statusCode = head.statusCode
+        attempts[index].httpVersion = head.httpVersion
+    }
+
+    /// The attempt's body was read to its end (`decodedBytes` of it), or dropped unread (nil).
+    mutating func attemptBodyEnded(decodedBytes: Int64?, head: ResponseHead?) {
+        guard attemptOpen, let index = attempts.indices.last else { return }
+        if let decodedBytes {
+            attempts[index].responseBodyComplete = .now
+            attempts[index].decodedBytesReceived = decodedBytes
+            if let head, !head.hasContentCoding {
+                attempts[index].bytesReceived = decodedBytes
+            } else if let length = head?.expectedContentLength {
+                attempts[index].bytesReceived = length
+            }
+        }
+        endAttempt(errorCode: nil)
+    }
+
+    /// The attempt failed with `error` (before its head, or while its body was read).
+    mutating func attemptFailed(_ error: CourierError) {
+        guard attemptOpen else { return }
+        endAttempt(errorCode: error.code)
+    }
+
+    /// The metrics so far, ending now; any open attempt is closed first.
+    mutating func metrics() -> TaskMetrics {
+        if attemptOpen { endAttempt(errorCode: nil) }
+        return TaskMetrics(taskStart: taskStart, taskEnd: .now, attempts: attempts)
+    }
+
+    /// The task's outcome: closes any open attempt and the task's span.
+    mutating func finish(_ result: Result<SessionResponse, CourierError>) {
+        if attemptOpen {
+            if case .failure(let error) = result {
+                endAttempt(errorCode: error.code)
+            } else {
+                endAttempt(errorCode: nil)
+            }
+        }
+        if telemetry != nil { finishTelemetry(result) }
+    }
+
+    /// Merges what the transport reported into the attempt, then reports the attempt.
+    private mutating func endAttempt(errorCode: CourierError.Code?) {
+        attemptOpen = false
+        guard let index = attempts.indices.last else { return }
+        var attempt = attempts[index]
+        if let observation = recorder?.observation {
+            attempt.requestHeadSent = observation.requestHeadSent
+            attempt.requestBodySent = observation.requestBodySent
+            if let instant = observation.responseHeadReceived, attempt.responseHeadReceived != nil {
+                attempt.responseHeadReceived = instant
+            }
+            if let instant = observation.responseBodyComplete, attempt.responseBodyComplete != nil {
+                attempt.responseBodyComplete = instant
+            }
+            if let wire = observation.wireBodyBytesReceived, attempt.responseBodyComplete != nil {
+                attempt.bytesReceived = wire
+            }
+            if let sent = observation.bodyBytesSent {
+                attempt.bytesSent = sent
+            } else if attempt.responseHeadReceived != nil {
+                attempt.bytesSent = bodyLength ?? 0
+            }
+            if let connection = observation.connection {
+                attempt.reusedConnection = connection.reused
+                attempt.remoteAddress = connection.remoteAddress
+                attempt.httpVersion = attempt.httpVersion ?? connection.httpVersion
+            }
+        }
+        attempt.errorCode = errorCode
+        attempts[index] = attempt
+        recorder = nil
+        if telemetry != nil { endTelemetry(attempt) }
+    }
+}

@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+
+/// What AsyncHTTPClient 1.37 does not say about a request's connection (new or reused, the
+/// peer's address), learned from its connection debug initializers.
+///
+/// AsyncHTTPClient has no public API for a request's connection. Its debug initializers see each
+/// new HTTP/1.1 connection and each HTTP/2 stream, though, so a small handler goes into every
+/// pipeline, next to the request encoder, and notes the request head each one writes together
+/// with what the connection knows (how many requests it carried before, its remote address).
+/// The delegate takes the note whose head equals the one AsyncHTTPClient hands it in
+/// `didSendRequestHead`. Two identical requests in flight at once (same method, target and
+/// headers) may swap notes; a note that nobody takes (a request that failed as its head went
+/// out) is dropped once ``capacity`` newer ones wait. Only the delegate-API clients carry the
+/// handler: the async API's requests, and those through a proxy route, report no connection.
+final class ConnectionLedger: Sendable {
+    struct Note: Sendable {
+        var head: HTTPRequestHead
+        var info: ConnectionInfo
+    }
+
+    /// Notes kept for requests whose delegate has not yet asked.
+    static let capacity = 64
+
+    private let notes = NIOLockedValueBox<[Note]>([])
+
+    init() {
+        notes.withLockedValue { $0.reserveCapacity(Self.capacity) }
+    }
+
+    /// A client configuration whose connections note every request head here.
+    func instrument(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
+        var configuration = configuration
+        // Each initializer runs on its channel's event loop. A pipeline that does not look as
+        // expected gets no probe (its requests report no connection) rather than failing.
+        configuration.http1_1ConnectionDebugInitializer = { [self] channel in
+            Self.onLoop(of: channel) {
+                let sync = channel.pipeline.syncOperations
+                guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
+                let probe = RequestHeadProbe(
+                    ledger: self, remoteAddress: Self.describe(channel.remoteAddress), counter: ConnectionUseCounter())
+                try? sync.addHandler(probe, position: .after(encoder))
+            }
+        }
+        configuration.http2ConnectionDebugInitializer = { channel in
+            Self.onLoop(of: channel) {
+                try? channel.pipeline.syncOperations.addHandler(ConnectionUseCounter())
+            }
+        }
+        configuration.http2StreamChannelDebugInitializer = { [self] stream in
+            Self.onLoop(of: stream) {
+                let sync = stream.pipeline.syncOperations
+                guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
+                // A stream shares its connection's event loop.
+                let parent = stream.parent
+                let counter = try? parent?.pipeline.syncOperations.handler(type: ConnectionUseCounter.self)
+                let probe = RequestHeadProbe(
+                    ledger: self, remoteAddress: Self.describe(parent?.remoteAddress),
+                    counter: counter ?? ConnectionUseCounter())
+                try? sync.addHandler(probe, position: .after(codec))
+            }
+        }
+        return configuration
+    }
+
+    /// Runs `install` on the channel's event loop: at once when already there (the usual case,
+    /// no hop), else as a task.
+    private static func onLoop(of channel: any Channel, _ install: @escaping @Sendable () -> Void)
+        -> EventLoopFuture<Void>
+    {
+        guard channel.eventLoop.inEventLoop else { return channel.eventLoop.submit(install) }
+        install()
+        return channel.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func record(_ head: HTTPRequestHead, _ info: ConnectionInfo) {
+        notes.withLockedValue { notes in
+            if notes.count >= Self.capacity { notes.removeFirst() }
+            notes.append(Note(head: head, info: info))
+        }
+    }
+
+    /// The note for a request with this head, taken out of the ledger; nil when there is none.
+    func take(_ head: HTTPRequestHead) -> ConnectionInfo? {
+        notes.withLockedValue { notes in
+            guard
+                let index = notes.firstIndex(where: {
+                    $0.head.uri == head.uri && $0.head.method == head.method && $0.head.headers == head.headers
+                })
+            else { return nil }
+            return notes.remove(at: index).info
+        }
+    }
+
+    /// `127.0.0.1:8080`, `[::1]:443`; nil for an address without an IP and port.
+    static func describe(_ address: SocketAddress?) -> String? {
+        guard let address, let ip = address.ipAddress, let port = address.port else { return nil }
+        if case .v6 = address { return "[\(ip)]:\(port)" }
+        return "\(ip):\(port)"
+    }
+}
+
+/// How many requests a connection has carried; on an HTTP/2 connection, shared by its streams.
+/// Touched only on the connection's event loop.
+final class ConnectionUseCounter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    var requests = 0
+}
+
+/// Notes each request head written on its channel in the ledger, with the connection's facts.
+final class RequestHeadProbe: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let ledger: ConnectionLedger
+    private let remoteAddress: String?
+    private let counter: ConnectionUseCounter
+
+    init(ledger: ConnectionLedger, remoteAddress: String?, counter: ConnectionUseCounter) {
+        self.ledger = ledger
+        self.remoteAddress = remoteAddress
+        self.counter = counter
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .head(let head) = unwrapOutboundIn(data) {
+            ledger.record(head, ConnectionInfo(reused: counter.requests > 0, remoteAddress: remoteAddress))
+            counter.requests += 1
+        }
+        context.write(data, promise: promise)
+    }
+}

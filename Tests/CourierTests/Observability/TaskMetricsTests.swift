@@ -1,0 +1,135 @@
+import Courier
+import CourierTestServer
+import CourierTesting
+import Foundation
+import Testing
+
+/// `SessionResponse.metrics` against what the test server did: attempts, bytes, connections.
+@Suite(.timeLimit(.minutes(3)))
+struct TaskMetricsTests {
+    /// The instants of one attempt are in the order the exchange went through them.
+    private func expectOrdered(_ attempt: AttemptMetrics, sourceLocation: SourceLocation = #_sourceLocation) {
+        let instants = [
+            attempt.requestStart, attempt.requestHeadSent, attempt.requestBodySent, attempt.responseHeadReceived,
+            attempt.responseBodyComplete,
+        ].compactMap { $0 }
+        #expect(instants == instants.sorted(), sourceLocation: sourceLocation)
+    }
+
+    @Test func aGetHasOneAttemptWithItsStatusBytesAndConnection() async throws {
+        try await withObservedSession { server, manager in
+            let response = try await manager.data(for: Request(url: serverURL(server, "/bytes/1500?seed=1")))
+            let metrics = response.metrics
+            #expect(metrics.attempts.count == 1)
+            let attempt = try #require(metrics.attempts.first)
+            #expect(attempt.reason == .initial)
+            #expect(attempt.statusCode == 200)
+            #expect(attempt.bytesSent == 0)
+            #expect(attempt.bytesReceived == 1500)
+            #expect(attempt.decodedBytesReceived == 1500)
+            #expect(attempt.httpVersion == .http11)
+            #expect(attempt.reusedConnection == false)
+            #expect(attempt.remoteAddress == "127.0.0.1:\(server.port)")
+            #expect(attempt.requestHeadSent != nil)
+            #expect(attempt.responseHeadReceived != nil)
+            #expect(attempt.responseBodyComplete != nil)
+            expectOrdered(attempt)
+            #expect(metrics.taskStart <= attempt.requestStart)
+            #expect(try #require(attempt.responseBodyComplete) <= metrics.taskEnd)
+            #expect(response.response.httpVersion == .http11)
+        }
+    }
+
+    @Test func theSecondRequestOverKeepAliveReusesTheConnection() async throws {
+        try await withObservedSession { server, manager in
+            let first = try await manager.data(for: Request(url: serverURL(server, "/get")))
+            let second = try await manager.data(for: Request(url: serverURL(server, "/get")))
+            #expect(first.metrics.attempts.first?.reusedConnection == false)
+            #expect(second.metrics.attempts.first?.reusedConnection == true)
+            #expect(server.stats.connectionsAccepted == 1)
+        }
+    }
+
+    @Test func aRedirectGivesTwoAttempts() async throws {
+        try await withObservedSession { server, manager in
+            let response = try await manager.data(for: Request(url: serverURL(server, "/redirect/1")))
+            let attempts = response.metrics.attempts
+            #expect(attempts.map(\.reason) == [.initial, .redirect])
+            #expect(attempts.map(\.statusCode) == [302, 200])
+            #expect(attempts.map(\.url.path) == ["/redirect/1", "/get"])
+            #expect(response.metrics.redirectCount == 1)
+            #expect(attempts[0].responseBodyComplete == nil)
+            #expect(try #require(attempts[0].responseHeadReceived) <= attempts[1].requestStart)
+            #expect(attempts[1].reusedConnection == true)
+            #expect(server.stats.requestsReceived == 2)
+        }
+    }
+
+    @Test func aRetryIsAnAttemptOfItsOwn() async throws {
+        try await withObservedSession(interceptor: RetryPolicy(retryLimit: 2)) { server, manager in
+            let url = serverURL(server, "/fault/flaky?id=metrics-\(UUID().uuidString)&failures=1&status=503")
+            let response = try await manager.data(for: Request(url: url))
+            let attempts = response.metrics.attempts
+            #expect(attempts.map(\.reason) == [.initial, .retry])
+            #expect(attempts.map(\.statusCode) == [503, 200])
+            #expect(response.metrics.retryCount == 1)
+            #expect(server.stats.requestsReceived == 2)
+            for attempt in attempts { expectOrdered(attempt) }
+        }
+    }
+
+    @Test func bytesSentAreTheBodyLength() async throws {
+        try await withObservedSession { server, manager in
+            let body = Data(repeating: 0x61, count: 70_000)
+            let request = Request(method: .post, url: serverURL(server, "/post"), body: .data(body))
+            let response = try await manager.data(for: request)
+            let attempt = try #require(response.metrics.attempts.first)
+            #expect(attempt.bytesSent == Int64(body.count))
+            #expect(attempt.requestBodySent != nil)
+            #expect(attempt.bytesReceived == Int64(response.data.count))
+            expectOrdered(attempt)
+        }
+    }
+
+    @Test func aCompressedBodyCountsWireAndDecodedBytesApart() async throws {
+        try await withObservedSession { server, manager in
+            let response = try await manager.data(for: Request(url: serverURL(server, "/gzip")))
+            let attempt = try #require(response.metrics.attempts.first)
+            #expect(attempt.decodedBytesReceived == Int64(response.data.count))
+            if let length = response.response.expectedContentLength {
+                #expect(attempt.bytesReceived == length)
+            }
+        }
+    }
+
+    @Test func downloadsAndStreamsCarryMetrics() async throws {
+        try await withObservedSession { server, manager in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "metrics-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let download = try await manager.download(Request(url: serverURL(server, "/bytes/4096"))) { _, _ in
+                directory.appendingPathComponent("file")
+            }
+            #expect(download.metrics.attempts.first?.bytesReceived == 4096)
+            let stream = try await manager.stream(Request(url: serverURL(server, "/bytes/100")))
+            #expect(stream.metrics.attempts.first?.statusCode == 200)
+            #expect(stream.metrics.attempts.first?.responseBodyComplete == nil)
+            var count = 0
+            for try await chunk in stream.body { count += chunk.readableBytes }
+            #expect(count == 100)
+        }
+    }
+
+    @Test func aTransportThatReportsNothingStillGivesTheSessionsView() async throws {
+        let transport = ScriptedTransport { _ in .text("hello") }
+        let manager = SessionManager(transport: transport)
+        let response = try await manager.data(for: Request(url: URL(string: "http://scripted.test/a")!))
+        let attempt = try #require(response.metrics.attempts.first)
+        #expect(attempt.statusCode == 200)
+        #expect(attempt.bytesReceived == 5)
+        #expect(attempt.reusedConnection == nil)
+        #expect(attempt.remoteAddress == nil)
+        #expect(attempt.responseBodyComplete != nil)
+    }
+}
