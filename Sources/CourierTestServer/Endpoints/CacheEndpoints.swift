@@ -11,7 +11,7 @@ import NIOHTTP1
 ///   counts it under `ID`. Query items shape the head: `cc` (the `Cache-Control` value),
 ///   `etag=1` (an `ETag` of `"v<version>"`; a matching `If-None-Match` gets 304),
 ///   `last_modified=S` (`Last-Modified` S seconds ago; a matching `If-Modified-Since` gets 304
-///   when there is no ETag), `expires=S` (`Expires` S seconds from now; `expires=bad` sends
+///   when there is no ETag; a 304 adds `X-Revalidated: <count>`), `expires=S` (`Expires` S seconds from now; `expires=bad` sends
 ///   `0`), `age=N`, `vary=NAME`, `status=N`, `set_cookie=1`, `truncate=1` (declares 100 bytes
 ///   more than it sends, then closes). Every answer has a `Date`. Any other method bumps the
 ///   version, counts an update and answers 200 (`content_location=PATH` adds that field).
@@ -76,8 +76,8 @@ enum CacheEndpoints {
         let matchesTag = entityTag != nil && request.header("If-None-Match") == entityTag
         let matchesDate = entityTag == nil && lastModified != nil && request.header("If-Modified-Since") == lastModified
         if matchesTag || matchesDate {
-            CacheResources.shared.count(id, notModified: true)
-            return .empty(.notModified, headers: headers)
+            let revalidations = CacheResources.shared.count(id, notModified: true)
+            return .empty(.notModified, headers: headers + [("X-Revalidated", String(revalidations))])
         }
         let served = CacheResources.shared.count(id, notModified: false)
         let status = request.queryInt("status").flatMap { (200...599).contains($0) ? $0 : nil } ?? 200
@@ -143,13 +143,14 @@ final class CacheResources: Sendable {
         resources.withLockedValue { $0[id]?.version ?? 1 }
     }
 
+    /// Counts a full answer or a 304; returns the new count of that kind.
     @discardableResult
     func count(_ id: String, notModified: Bool) -> Int {
         resources.withLockedValue { resources in
             var entry = resources[id] ?? (CacheResourceStats(), 1)
             if notModified { entry.stats.notModified += 1 } else { entry.stats.served += 1 }
             resources[id] = entry
-            return entry.stats.served
+            return notModified ? entry.stats.notModified : entry.stats.served
         }
     }
 
