@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
+        // A ClientTransport for swift-openapi-generator's clients; its own product, so that users of
+        // Courier alone never compile OpenAPIRuntime.
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["CourierCLI"]),
     ],
     dependencies: [
@@ -26,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        // CourierOpenAPI's protocol; the AsyncHTTPClient transport for it is the tests' peer only.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         // Documentation only: `swift package generate-documentation --target Courier` builds the DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -106,6 +112,41 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                "Courier",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The example's client, generated once from Examples/OpenAPI/openapi.yaml and committed
+        // (the generator plugin would add minutes to every cold build); built here so that the
+        // tests run it without a second package and build folder.
+        .target(
+            name: "CourierOpenAPIExample",
+            dependencies: [
+                "CourierOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Examples/OpenAPI/Sources/CourierOpenAPIExample"
+        ),
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "Courier",
+                "CourierOpenAPI",
+                "CourierOpenAPIExample",
+                "CourierTestServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

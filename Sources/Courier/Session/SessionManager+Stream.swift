@@ -21,10 +21,19 @@ extension SessionManager {
     /// ``stream(_:)`` with the request body's upload progress reported to `uploadProgress`.
     /// - Throws: as ``stream(_:)``.
     public func stream(_ request: Request, uploadProgress: ProgressHandler?) async throws -> StreamedResponse {
+        try await stream(request, overrides: TaskOverrides(), uploadProgress: uploadProgress)
+    }
+
+    /// ``stream(_:)`` with this request's own redirect policy and retrier (see ``TaskOverrides``);
+    /// its deadline is the request's ``Request/timeoutInterval`` as for any task.
+    /// - Throws: as ``stream(_:)``.
+    public func stream(
+        _ request: Request, overrides: TaskOverrides, uploadProgress: ProgressHandler? = nil
+    ) async throws -> StreamedResponse {
         let handoff = StreamHandoff()
         let task = makeTask(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: nil,
-            streamHandoff: handoff)
+            streamHandoff: handoff, overrides: overrides)
         task.resume()
         let response = try await task.response()
         guard let body = handoff.take() else {

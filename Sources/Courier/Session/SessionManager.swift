@@ -253,13 +253,13 @@ public final class SessionManager: Sendable {
     func makeTask(
         kind: SessionTask.Kind, request: Request, uploadProgress: ProgressHandler?,
         downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil,
-        streamHandoff: StreamHandoff? = nil
+        streamHandoff: StreamHandoff? = nil, overrides: TaskOverrides = TaskOverrides()
     ) -> SessionTask {
         state.withLockedValue { state in
             let task = SessionTask(
                 identifier: state.nextIdentifier, kind: kind, request: request, manager: self,
                 uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download,
-                streamHandoff: streamHandoff)
+                streamHandoff: streamHandoff, overrides: overrides)
             state.nextIdentifier += 1
             state.tasks[task.identifier] = task
             return task

@@ -104,7 +104,8 @@ extension SessionTask {
 
     private func rules(_ hooks: SessionHooks? = nil) -> AttemptRules {
         AttemptRules(
-            redirectPolicy: manager.configuration.redirectPolicy, hasRetrier: manager.interceptor != nil,
+            redirectPolicy: overrides.redirectPolicy ?? manager.configuration.redirectPolicy,
+            hasRetrier: overrides.retrier != nil || manager.interceptor != nil,
             canProvideNewBody: (hooks ?? manager.hooks).needNewBodyStream != nil)
     }
 
@@ -169,14 +170,19 @@ extension SessionTask {
         return next
     }
 
-    /// Asks the retrier; when it says retry, waits out the delay (through the injectable
-    /// sleeper) and returns true.
+    /// Asks the task's own retrier, then (when it declines) the manager's; when one says retry,
+    /// waits out the delay (through the injectable sleeper) and returns true.
     /// - Throws: `.cancelled` when the task is stopped during the delay.
     private func retryAfterAsking(
         _ request: Request, response: ResponseHead?, error: CourierError?, state: inout AttemptState
     ) async throws -> Bool {
-        guard let retrier = manager.interceptor, !machine.withLockedValue({ $0.mustStop }) else { return false }
-        let answer = await retrier.retry(request, response: response, error: error, retryCount: state.retryCount)
+        guard !machine.withLockedValue({ $0.mustStop }) else { return false }
+        var answer = RetryDecision.doNotRetry
+        let retriers: [(any RequestRetrier)?] = [overrides.retrier, manager.interceptor]
+        for retrier in retriers {
+            guard let retrier, answer == .doNotRetry else { continue }
+            answer = await retrier.retry(request, response: response, error: error, retryCount: state.retryCount)
+        }
         guard let delay = AttemptDecision.retryDelay(answer) else { return false }
         for monitor in manager.eventMonitors { monitor.task(self, willRetry: request, after: delay) }
         state.retrying()

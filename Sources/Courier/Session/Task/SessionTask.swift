@@ -42,6 +42,8 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     let download: DownloadParameters?
     /// Set for `SessionManager.stream(_:)`: the final response's body goes here, unread.
     let streamHandoff: StreamHandoff?
+    /// The redirect policy and retrier this task uses instead of, or before, its manager's.
+    let overrides: TaskOverrides
 
     struct DownloadParameters: Sendable {
         var options: DownloadOptions
@@ -60,7 +62,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     init(
         identifier: Int, kind: Kind, request: Request, manager: SessionManager,
         uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?, download: DownloadParameters?,
-        streamHandoff: StreamHandoff? = nil
+        streamHandoff: StreamHandoff? = nil, overrides: TaskOverrides = TaskOverrides()
     ) {
         self.identifier = identifier
         self.kind = kind
@@ -70,6 +72,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         self.downloadProgressHandler = downloadProgress
         self.download = download
         self.streamHandoff = streamHandoff
+        self.overrides = overrides
         self.machine = NIOLockedValueBox(TaskStateMachine())
     }
 
