@@ -108,8 +108,11 @@ struct RequestCommand: AsyncParsableCommand {
         help: "What to print: H request headers, B request body, h response headers, b response body.")
     var printSpec: String?
 
-    @Flag(name: [.customShort("v"), .long], help: "Print the whole exchange (--print=HBhb).")
+    @Flag(name: [.customShort("v"), .long], help: "Print the whole exchange and its metrics (--print=HBhbm).")
     var verbose = false
+
+    @Flag(name: .long, help: "Print only the exchange's metrics: timings, connection, bytes (--print=m).")
+    var meta = false
 
     @Flag(name: [.customShort("h"), .customLong("headers")], help: "Print only the response headers (--print=h).")
     var headersOnly = false
@@ -131,6 +134,9 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Progress bars on stderr: auto, always or never.")
     var progress: String = "auto"
+
+    @Option(name: .long, help: "Keep responses in DIR and reuse them as HTTP caching allows (RFC 9111).")
+    var cache: String?
 
     @Flag(
         name: [.customShort("S"), .long],
@@ -158,7 +164,7 @@ struct RequestCommand: AsyncParsableCommand {
         let terminal = Terminal.current()
         let outputOptions = try OutputOptions.resolve(
             print: printSpec, verbose: verbose, headersOnly: headersOnly, bodyOnly: bodyOnly, offline: offline,
-            stdoutIsTerminal: terminal.stdoutIsTerminal)
+            stdoutIsTerminal: terminal.stdoutIsTerminal, meta: meta)
         let prettyOption = try PrettyOption.resolve(pretty, stdoutIsTerminal: terminal.stdoutIsTerminal)
         let progressOption = try ProgressOption.parse(progress)
 
@@ -206,6 +212,7 @@ struct RequestCommand: AsyncParsableCommand {
             try await Self.printRequest(request, printer: printer, options: outputOptions, chunked: chunked)
             return
         }
+        if let cache { try CacheOption.use(directory: cache, for: &request, downloading: download) }
         let exchange = Exchange(
             request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
             connection: ConnectionOptions(
@@ -215,6 +222,11 @@ struct RequestCommand: AsyncParsableCommand {
             showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
             cookieStorage: sessionState?.jar, stream: stream)
         let status = try await exchange.run(interrupts: InterruptWatch())
+        if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {
+            let section = MetricsPrinter().text(for: metrics, finished: .now)
+            let separated = outputOptions.responseBody || outputOptions.responseHeaders
+            try StandardStreams.writeOut(separated ? "\n" + section : section)
+        }
         try sessionState?.save(headerItems: itemHeaders, auth: givenCredentials, url: plan.url)
         if status != .success { throw CommandExit(code: status.rawValue) }
     }

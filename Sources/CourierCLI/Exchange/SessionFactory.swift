@@ -52,9 +52,12 @@ enum SessionFactory {
         configuration.redirectPolicy = RedirectPolicy(maximumRedirects: maxRedirects)
         if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }
         if let cookieStorage { configuration.cookieStorage = cookieStorage }
+        configuration.cache = CacheOption.current
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         return CLISession(
-            manager: SessionManager(configuration: configuration, transport: transport), transport: transport)
+            manager: SessionManager(
+                configuration: configuration, transport: transport, eventMonitors: [MetricsCapture.shared]),
+            transport: transport)
     }
 
     /// Presents the PEM certificate chain in `path` with the private key in `keyPath` (or in

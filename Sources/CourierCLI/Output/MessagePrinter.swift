@@ -45,7 +45,11 @@ struct MessagePrinter: Sendable {
 
     /// The status line and headers of a response.
     func responseHead(_ head: ResponseHead) -> String {
-        var status = "HTTP/1.1 \(head.statusCode) \(head.status.reasonPhrase)"
+        // The version the response came in; HTTP/2 has no reason phrase on the wire (RFC 9113 §8.3.2).
+        let version = head.httpVersion ?? .http11
+        var status =
+            version.major >= 2
+            ? "\(version) \(head.statusCode)" : "\(version) \(head.statusCode) \(head.status.reasonPhrase)"
         if pretty.colors {
             let color =
                 head.statusCode < 300 ? ANSI.statusOK : head.statusCode < 400 ? ANSI.statusRedirect : ANSI.statusError

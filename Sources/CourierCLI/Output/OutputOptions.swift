@@ -8,6 +8,8 @@ struct OutputOptions: Sendable, Equatable {
     var responseHeaders = false
     /// `b`: the response body.
     var responseBody = false
+    /// `m`: the exchange's metrics after the response (``MetricsPrinter``).
+    var metadata = false
 
     /// Parses a `--print` value such as `HBhb`.
     /// - Throws: ``CLIError`` (usage) quoting the value when it has any other letter.
@@ -18,8 +20,9 @@ struct OutputOptions: Sendable, Equatable {
             case "B": requestBody = true
             case "h": responseHeaders = true
             case "b": responseBody = true
+            case "m": metadata = true
             default:
-                throw CLIError.usage("--print \"\(printSpec)\": unknown part \"\(character)\"; use H, B, h and b")
+                throw CLIError.usage("--print \"\(printSpec)\": unknown part \"\(character)\"; use H, B, h, b and m")
             }
         }
     }
@@ -29,13 +32,16 @@ struct OutputOptions: Sendable, Equatable {
     /// True when anything of the response is printed.
     var printsResponse: Bool { responseHeaders || responseBody }
 
-    /// httpie's defaults: `-v` prints everything, `--offline` the request, a redirected stdout
-    /// only the response body, a terminal the response headers and body.
+    /// httpie's defaults: `-v` prints everything (metrics too), `--meta` only the metrics,
+    /// `--offline` the request, a redirected stdout only the response body, a terminal the
+    /// response headers and body.
     static func resolve(
-        print: String?, verbose: Bool, headersOnly: Bool, bodyOnly: Bool, offline: Bool, stdoutIsTerminal: Bool
+        print: String?, verbose: Bool, headersOnly: Bool, bodyOnly: Bool, offline: Bool, stdoutIsTerminal: Bool,
+        meta: Bool = false
     ) throws -> OutputOptions {
         if let print { return try OutputOptions(printSpec: print) }
-        if verbose { return try OutputOptions(printSpec: "HBhb") }
+        if verbose { return try OutputOptions(printSpec: offline ? "HBhb" : "HBhbm") }
+        if meta { return try OutputOptions(printSpec: "m") }
         if headersOnly { return try OutputOptions(printSpec: "h") }
         if bodyOnly { return try OutputOptions(printSpec: "b") }
         if offline { return try OutputOptions(printSpec: "HB") }
