@@ -57,6 +57,15 @@ enum Registry {
             "ahc-h2-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: false) },
             "ahc-h1-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: true) },
         ],
+        "openapi-gets": [
+            "courier": { try await OpenAPIClients.gets(options: $0, side: .courier) },
+            "openapi-ahc": { try await OpenAPIClients.gets(options: $0, side: .peer) },
+        ],
+        "openapi-upload": [
+            "courier": { try await OpenAPIClients.upload(options: $0, side: .courier) },
+            "openapi-ahc": { try await OpenAPIClients.upload(options: $0, side: .peer) },
+            "ahc-stream": { try await OpenAPIClients.rawUpload(options: $0) },
+        ],
     ]
 
     static var names: String { workloads.keys.sorted().joined(separator: ", ") + ", serve" }

@@ -111,6 +111,20 @@ public enum ExampleTour {
         return lines
     }
 
+    /// A closure that makes one `getEcho` call per invocation through one generated client (the
+    /// benchmarks' small request) and returns the size of the echoed URL, or -1 for another status.
+    public static func getEchoCaller(over transport: any ClientTransport, serverURL: URL)
+        -> @Sendable () async throws -> Int
+    {
+        let client = Client(serverURL: serverURL, transport: transport)
+        return {
+            switch try await client.getEcho(query: .init(q: "bench")) {
+            case .ok(let ok): return try ok.body.json.url.utf8.count
+            case .undocumented: return -1
+            }
+        }
+    }
+
     /// What /upload reported receiving.
     public struct UploadReport: Sendable, Equatable {
         /// The byte count.
