@@ -86,13 +86,18 @@ final class ConnectionLedger: Sendable {
     /// The note for a request with this head, taken out of the ledger; nil when there is none.
     func take(_ head: HTTPRequestHead) -> ConnectionInfo? {
         notes.withLockedValue { notes in
-            guard
-                let index = notes.firstIndex(where: {
-                    $0.head.uri == head.uri && $0.head.method == head.method && $0.head.headers == head.headers
-                })
-            else { return nil }
+            guard let index = notes.firstIndex(where: { Self.isSame($0.head, head) }) else { return nil }
             return notes.remove(at: index).info
         }
+    }
+
+    /// Whether two heads are the same request head, fields in the same order: the probe and the
+    /// delegate see one value, so order never differs. (`HTTPHeaders ==` ignores order at the
+    /// cost of sets and sorted arrays, about a dozen allocations a call.)
+    private static func isSame(_ first: HTTPRequestHead, _ second: HTTPRequestHead) -> Bool {
+        guard first.uri == second.uri, first.method == second.method, first.headers.count == second.headers.count
+        else { return false }
+        return zip(first.headers, second.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// `127.0.0.1:8080`, `[::1]:443`; nil for an address without an IP and port.
