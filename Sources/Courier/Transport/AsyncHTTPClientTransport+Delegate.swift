@@ -54,7 +54,7 @@ extension AsyncHTTPClientTransport {
                 recorder: recorder, connectionLedger: connectionLedger)
             let task: HTTPClient.Task<Void>
             do {
-                let outgoing = try HTTPClient.Request(
+                let outgoing = try requestTemplates.request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
                 task = client.execute(

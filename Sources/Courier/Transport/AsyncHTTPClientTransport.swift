@@ -41,6 +41,8 @@ public final class AsyncHTTPClientTransport: Transport {
     let connectionLedger: ConnectionLedger
     /// Set as ``shutdown()`` begins, before either client is told.
     private let shutDown = NIOLockedValueBox(false)
+    /// The delegate path's parsed URL of its last request, reused while the URL stays the same.
+    let requestTemplates = RequestTemplateCache()
 
     /// True for ``shared``, which refuses ``shutdown()``.
     private let isShared: Bool
