@@ -88,6 +88,10 @@ struct FileChunks: AsyncSequence, Sendable {
         var reader: FileReader?
         var ring: [ByteBuffer?] = []
         var ringIndex = 0
+        /// Whether the region ran to the end of the file when it was opened: only then does a
+        /// file longer than the region at the end mean that it grew (a region of a longer file
+        /// always leaves bytes after it).
+        var reachesEndOfFile = true
 
         init(path: String, offset: Int64, remaining: Int64) {
             self.path = path
@@ -97,11 +101,12 @@ struct FileChunks: AsyncSequence, Sendable {
 
         mutating func next() async throws -> ByteBuffer? {
             if remaining == 0 {
-                if let reader { try reader.checkAtEnd(offset: offset) }
+                if let reader, reachesEndOfFile { try reader.checkAtEnd(offset: offset) }
                 reader = nil
                 return nil
             }
             let fileReader = try reader ?? FileReader(path: path)
+            if reader == nil { reachesEndOfFile = fileReader.size.map { $0 <= offset + remaining } ?? true }
             reader = fileReader
             let count = Int(Swift.min(remaining, Int64(FileChunks.chunkSize)))
             var buffer = takeBuffer(capacity: count)
@@ -171,6 +176,12 @@ final class FileReader {
                 .invalidFile, "cannot read \(path): \(String(cString: strerror(code)))", offendingInput: path,
                 underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
         }
+    }
+
+    /// The file's size now; nil when it cannot be read.
+    var size: Int64? {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     /// Fails when the file has grown beyond `offset`, which would mean the declared length is stale.
