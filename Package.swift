@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
+        // Transport on Foundation's URLSession (FoundationNetworking on Linux); its own product (issue 19).
+        .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         // A ClientTransport for swift-openapi-generator's clients; its own product, so that users of
         // Courier alone never compile OpenAPIRuntime.
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
@@ -83,6 +85,7 @@ let package = Package(
             name: "CourierCLI",
             dependencies: [
                 "Courier",
+                "CourierURLSession",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -155,6 +158,30 @@ let package = Package(
                 "CourierCLI",
                 "CourierTestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "CourierURLSession",
+            dependencies: [
+                "Courier",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // One transport conformance suite, run against every transport (issue 19).
+        .testTarget(
+            name: "CourierConformanceTests",
+            dependencies: [
+                "Courier",
+                "CourierURLSession",
+                "CourierTesting",
+                "CourierTestServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ],

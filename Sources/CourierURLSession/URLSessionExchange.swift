@@ -1,0 +1,257 @@
+import Courier
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One exchange on a `URLSessionTask`: the delegate's pushed callbacks turned into an awaitable
+/// response head and a pulled body.
+///
+/// Response bytes arrive through `didReceive data` whether or not anyone is reading. Past
+/// `bufferedResponseLimit` unread bytes the task is suspended on Apple platforms and resumed
+/// once the reader has caught up. FoundationNetworking cannot pause a transfer (its
+/// `_NativeProtocol` traps on a paused receive, and `suspend()` takes the handle off libcurl's
+/// multi handle), so on Linux the buffer is not bounded: it holds as much as the reader is
+/// behind the network.
+///
+/// The exchange ends once: with the response complete, with the error URLSession reports, or
+/// with the error Courier stops it with (a cancel or a deadline); whatever comes later is dropped.
+final class URLSessionExchange: Sendable {
+    private struct State {
+        var head: ResponseHead?
+        var headWaiter: CheckedContinuation<ResponseHead, any Error>?
+        var chunks = CircularBuffer<ByteBuffer>(initialCapacity: 4)
+        var bufferedBytes = 0
+        var bodyWaiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var isFinished = false
+        var failure: (any Error)?
+        var bytesSent: Int64 = 0
+        var isSuspended = false
+        var task: URLSessionTask?
+        var deadlineTimer: Task<Void, Never>?
+    }
+
+    private let state = NIOLockedValueBox(State())
+    let url: URL
+    private let uploadProgress: (@Sendable (Int64) -> Void)?
+    private let bufferedResponseLimit: Int
+    /// Runs once the exchange has ended (a temporary body file to delete, a session to invalidate).
+    private let cleanup: (@Sendable () -> Void)?
+
+    init(
+        url: URL, uploadProgress: (@Sendable (Int64) -> Void)?, bufferedResponseLimit: Int,
+        cleanup: (@Sendable () -> Void)?
+    ) {
+        self.url = url
+        self.uploadProgress = uploadProgress
+        self.bufferedResponseLimit = bufferedResponseLimit
+        self.cleanup = cleanup
+    }
+
+    /// True once the exchange ended, well or badly.
+    var isComplete: Bool {
+        state.withLockedValue { $0.isFinished || $0.failure != nil }
+    }
+
+    /// Remembers the task, so that stopping the exchange can cancel it.
+    func attach(_ task: URLSessionTask) {
+        state.withLockedValue { $0.task = task }
+    }
+
+    /// Fails the exchange with `.timedOut` at `deadline` unless it has ended by then.
+    func arm(deadline: NIODeadline) {
+        let now = NIODeadline.now()
+        let delay = deadline > now ? deadline.uptimeNanoseconds - now.uptimeNanoseconds : 0
+        let timer = Task { [weak self] in
+            do {
+                try await Task.sleep(nanoseconds: delay)
+            } catch {
+                return
+            }
+            guard let self else { return }
+            self.stop(
+                with: CourierError(
+                    .timedOut, "the request to \(self.url.absoluteString) ran past its deadline",
+                    offendingInput: self.url.absoluteString))
+        }
+        let ended = state.withLockedValue { state -> Bool in
+            if state.isFinished || state.failure != nil { return true }
+            state.deadlineTimer = timer
+            return false
+        }
+        if ended { timer.cancel() }
+    }
+
+    // MARK: Consumer side
+
+    /// Waits for the response head; cancelling the calling task stops the exchange.
+    /// - Throws: the ``CourierError`` that ended the exchange before its head.
+    func head() async throws -> ResponseHead {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ResponseHead, any Error>) in
+                let ready: Result<ResponseHead, any Error>? = state.withLockedValue { state in
+                    if let head = state.head { return .success(head) }
+                    if let failure = state.failure { return .failure(failure) }
+                    state.headWaiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            self.stop(with: self.cancelledError())
+        }
+    }
+
+    /// The next body chunk, or nil at the end; cancelling the calling task stops the exchange.
+    /// - Throws: the ``CourierError`` that ended the exchange.
+    func nextChunk() async throws -> ByteBuffer? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
+                let (ready, resumeTask) = state.withLockedValue {
+                    state -> (Result<ByteBuffer?, any Error>?, URLSessionTask?) in
+                    if let chunk = state.chunks.popFirst() {
+                        state.bufferedBytes -= chunk.readableBytes
+                        return (.success(chunk), takeTaskToResume(&state))
+                    }
+                    if let failure = state.failure { return (.failure(failure), nil) }
+                    if state.isFinished { return (.success(nil), nil) }
+                    state.bodyWaiter = continuation
+                    return (nil, takeTaskToResume(&state))
+                }
+                resumeTask?.resume()
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            self.stop(with: self.cancelledError())
+        }
+    }
+
+    /// The suspended task, when the reader has caught up enough to let it run again.
+    private func takeTaskToResume(_ state: inout State) -> URLSessionTask? {
+        guard state.isSuspended, state.bufferedBytes <= bufferedResponseLimit / 2 else { return nil }
+        state.isSuspended = false
+        return state.task
+    }
+
+    /// Stops the exchange with `error` unless it has already ended, and cancels its task.
+    func stop(with error: CourierError) {
+        let task = finish(failure: error, keepingChunks: false)
+        // Off the caller's thread: FoundationNetworking's cancel waits on the session's work
+        // queue, which must never hold a thread of Swift's cooperative pool (see `send`).
+        if let task { URLSessionTransport.callQueue.async { task.cancel() } }
+    }
+
+    private func cancelledError() -> CourierError {
+        CourierError(
+            .cancelled, "the request to \(url.absoluteString) was cancelled", offendingInput: url.absoluteString)
+    }
+
+    // MARK: Producer side (the URLSession delegate)
+
+    func didReceive(response: URLResponse) {
+        guard let http = response as? HTTPURLResponse else { return }
+        let head = URLSessionResponseHead.make(from: http, url: url)
+        let waiter = state.withLockedValue { state -> CheckedContinuation<ResponseHead, any Error>? in
+            guard state.head == nil, state.failure == nil else { return nil }
+            state.head = head
+            defer { state.headWaiter = nil }
+            return state.headWaiter
+        }
+        waiter?.resume(returning: head)
+    }
+
+    func didReceive(data: Data) {
+        let buffer = ByteBuffer(data: data)
+        let (waiter, suspend) = state.withLockedValue {
+            state -> (CheckedContinuation<ByteBuffer?, any Error>?, URLSessionTask?) in
+            guard !state.isFinished, state.failure == nil else { return (nil, nil) }
+            if let waiter = state.bodyWaiter {
+                state.bodyWaiter = nil
+                return (waiter, nil)
+            }
+            state.chunks.append(buffer)
+            state.bufferedBytes += buffer.readableBytes
+            guard URLSessionTransport.canPauseReceiving, !state.isSuspended,
+                state.bufferedBytes > bufferedResponseLimit
+            else { return (nil, nil) }
+            state.isSuspended = true
+            return (nil, state.task)
+        }
+        waiter?.resume(returning: buffer)
+        if let suspend { URLSessionTransport.callQueue.async { suspend.suspend() } }
+    }
+
+    func didSend(totalBytes: Int64) {
+        guard let uploadProgress else { return }
+        let advanced = state.withLockedValue { state -> Int64? in
+            guard totalBytes > state.bytesSent else { return nil }
+            state.bytesSent = totalBytes
+            return totalBytes
+        }
+        if let advanced { uploadProgress(advanced) }
+    }
+
+    func didComplete(task: URLSessionTask, error: (any Error)?) {
+        if let error {
+            let failure = URLSessionErrors.courierError(from: error, url: url)
+            _ = finish(failure: failure, keepingChunks: true)
+        } else {
+            // FoundationNetworking reports no response to the delegate for 301-308 answers that it
+            // does not redirect (a 304, a 3xx without Location): take it from the task.
+            if let response = task.response { didReceive(response: response) }
+            _ = finish(failure: nil, keepingChunks: true)
+        }
+    }
+
+    /// Ends the exchange (a failure, or the end of the body) unless it already ended, wakes every
+    /// waiter, and returns the task, for the caller to cancel when Courier stops it.
+    @discardableResult
+    private func finish(failure: CourierError?, keepingChunks: Bool) -> URLSessionTask? {
+        let (headWaiter, bodyWaiter, headFailure, task, timer, ended) = state.withLockedValue { state in
+            if state.isFinished || state.failure != nil {
+                return (
+                    CheckedContinuation<ResponseHead, any Error>?.none,
+                    CheckedContinuation<ByteBuffer?, any Error>?.none, CourierError?.none,
+                    URLSessionTask?.none, Task<Void, Never>?.none, false
+                )
+            }
+            var headFailure: CourierError?
+            if let failure {
+                state.failure = failure
+                if !keepingChunks {
+                    state.chunks.removeAll()
+                    state.bufferedBytes = 0
+                }
+            } else {
+                state.isFinished = true
+                if state.head == nil {
+                    headFailure = CourierError(
+                        .transportFailed, "URLSession ended the exchange with \(url.absoluteString) without a response",
+                        offendingInput: url.absoluteString)
+                    state.failure = headFailure
+                }
+            }
+            defer {
+                state.headWaiter = nil
+                state.bodyWaiter = nil
+                state.deadlineTimer = nil
+                state.task = nil
+            }
+            return (state.headWaiter, state.bodyWaiter, headFailure, state.task, state.deadlineTimer, true)
+        }
+        timer?.cancel()
+        if let headWaiter { headWaiter.resume(throwing: failure ?? headFailure ?? cancelledError()) }
+        if let bodyWaiter {
+            if let failure {
+                bodyWaiter.resume(throwing: failure)
+            } else {
+                bodyWaiter.resume(returning: nil)
+            }
+        }
+        if ended { cleanup?() }
+        return task
+    }
+}
