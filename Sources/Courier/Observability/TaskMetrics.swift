@@ -11,28 +11,73 @@ public struct TaskMetrics: Sendable {
     public var taskStart: ContinuousClock.Instant
     /// When the task's outcome was ready (for a streamed response: when its head arrived).
     public var taskEnd: ContinuousClock.Instant
-    /// Every exchange the task made, in order: the first request, each redirect hop and each retry.
-    public var attempts: [AttemptMetrics]
+    /// The attempts, kept so that a task of one attempt (nearly all) allocates no array until
+    /// someone reads ``attempts``.
+    var attemptList: AttemptList
 
     /// Makes metrics from their parts.
     public init(taskStart: ContinuousClock.Instant, taskEnd: ContinuousClock.Instant, attempts: [AttemptMetrics]) {
+        self.init(taskStart: taskStart, taskEnd: taskEnd, attemptList: AttemptList(attempts))
+    }
+
+    init(taskStart: ContinuousClock.Instant, taskEnd: ContinuousClock.Instant, attemptList: AttemptList) {
         self.taskStart = taskStart
         self.taskEnd = taskEnd
-        self.attempts = attempts
+        self.attemptList = attemptList
+    }
+
+    /// Every exchange the task made, in order: the first request, each redirect hop and each retry.
+    public var attempts: [AttemptMetrics] {
+        get { attemptList.array }
+        set { attemptList = AttemptList(newValue) }
     }
 
     /// No attempts, for a response that no task made.
     static var unrecorded: TaskMetrics {
         let now = ContinuousClock.now
-        return TaskMetrics(taskStart: now, taskEnd: now, attempts: [])
+        return TaskMetrics(taskStart: now, taskEnd: now, attemptList: AttemptList())
     }
 
     /// The whole task, first attempt to outcome.
     public var taskInterval: Duration { taskStart.duration(to: taskEnd) }
     /// Redirects followed.
-    public var redirectCount: Int { attempts.count { $0.reason == .redirect } }
+    public var redirectCount: Int { attemptList.count { $0.reason == .redirect } }
     /// Requests sent again after a failure or a retryable answer.
-    public var retryCount: Int { attempts.count { $0.reason == .retry } }
+    public var retryCount: Int { attemptList.count { $0.reason == .retry } }
+}
+
+/// A task's attempts: the first inline, later ones (redirects, retries) in an array.
+struct AttemptList: Sendable {
+    private var first: AttemptMetrics?
+    private var rest: [AttemptMetrics] = []
+
+    init() {}
+
+    init(_ attempts: [AttemptMetrics]) {
+        first = attempts.first
+        rest = Array(attempts.dropFirst())
+    }
+
+    var count: Int { first == nil ? 0 : 1 + rest.count }
+
+    var array: [AttemptMetrics] { first.map { [$0] + rest } ?? [] }
+
+    /// The latest attempt.
+    var last: AttemptMetrics? {
+        get { rest.last ?? first }
+        set {
+            guard let newValue else { return }
+            if rest.isEmpty { first = newValue } else { rest[rest.count - 1] = newValue }
+        }
+    }
+
+    mutating func append(_ attempt: AttemptMetrics) {
+        if first == nil { first = attempt } else { rest.append(attempt) }
+    }
+
+    func count(where matches: (AttemptMetrics) -> Bool) -> Int {
+        (first.map { matches($0) ? 1 : 0 } ?? 0) + rest.count(where: matches)
+    }
 }
 
 /// One exchange of a task: a request sent and what came back.

@@ -9,7 +9,7 @@ import Tracing
 struct TaskObserver {
     let instruments: SessionInstruments
     let taskStart: ContinuousClock.Instant
-    private(set) var attempts: [AttemptMetrics] = []
+    private(set) var attempts = AttemptList()
     /// Why the next attempt is made; set by the driver before it loops.
     var nextReason = AttemptMetrics.Reason.initial
     private var recorder: ExchangeRecorder?
@@ -57,23 +57,25 @@ struct TaskObserver {
 
     /// The attempt's response head arrived.
     mutating func attemptAnswered(_ head: ResponseHead) {
-        guard let index = attempts.indices.last else { return }
-        attempts[index].responseHeadReceived = .now
-        attempts[index].statusCode = head.statusCode
-        attempts[index].httpVersion = head.httpVersion
+        guard var attempt = attempts.last else { return }
+        attempt.responseHeadReceived = .now
+        attempt.statusCode = head.statusCode
+        attempt.httpVersion = head.httpVersion
+        attempts.last = attempt
     }
 
     /// The attempt's body was read to its end (`decodedBytes` of it), or dropped unread (nil).
     mutating func attemptBodyEnded(decodedBytes: Int64?, head: ResponseHead?) {
-        guard attemptOpen, let index = attempts.indices.last else { return }
+        guard attemptOpen, var attempt = attempts.last else { return }
         if let decodedBytes {
-            attempts[index].responseBodyComplete = .now
-            attempts[index].decodedBytesReceived = decodedBytes
+            attempt.responseBodyComplete = .now
+            attempt.decodedBytesReceived = decodedBytes
             if let head, !head.hasContentCoding {
-                attempts[index].bytesReceived = decodedBytes
+                attempt.bytesReceived = decodedBytes
             } else if let length = head?.expectedContentLength {
-                attempts[index].bytesReceived = length
+                attempt.bytesReceived = length
             }
+            attempts.last = attempt
         }
         endAttempt(errorCode: nil)
     }
@@ -87,7 +89,7 @@ struct TaskObserver {
     /// The metrics so far, ending now; any open attempt is closed first.
     mutating func metrics() -> TaskMetrics {
         if attemptOpen { endAttempt(errorCode: nil) }
-        return TaskMetrics(taskStart: taskStart, taskEnd: .now, attempts: attempts)
+        return TaskMetrics(taskStart: taskStart, taskEnd: .now, attemptList: attempts)
     }
 
     /// The task's outcome: closes any open attempt and the task's span.
@@ -105,8 +107,7 @@ struct TaskObserver {
     /// Merges what the transport reported into the attempt, then reports the attempt.
     private mutating func endAttempt(errorCode: CourierError.Code?) {
         attemptOpen = false
-        guard let index = attempts.indices.last else { return }
-        var attempt = attempts[index]
+        guard var attempt = attempts.last else { return }
         if let observation = recorder?.observation {
             attempt.requestHeadSent = observation.requestHeadSent
             attempt.requestBodySent = observation.requestBodySent
@@ -131,7 +132,7 @@ struct TaskObserver {
             }
         }
         attempt.errorCode = errorCode
-        attempts[index] = attempt
+        attempts.last = attempt
         recorder = nil
         if telemetry != nil { endTelemetry(attempt) }
     }
