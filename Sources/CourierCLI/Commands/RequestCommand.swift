@@ -78,6 +78,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
     var http1 = false
 
+    @Option(name: .long, help: "asynchttpclient (the default) or urlsession: the transport to send through.")
+    var transport: TransportChoice = .asyncHTTPClient
+
     @Flag(name: .customLong("http2"), help: "Offer HTTP/2 over TLS (ALPN), falling back to HTTP/1.1 (the default).")
     var http2 = false
 
@@ -216,7 +219,8 @@ struct RequestCommand: AsyncParsableCommand {
         let exchange = Exchange(
             request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
             connection: ConnectionOptions(
-                verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, proxies: proxy),
+                verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, proxies: proxy,
+                transport: transport),
             chunked: chunked, checkStatus: checkStatus, download: download,
             outputPath: output, resume: resume,
             showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),

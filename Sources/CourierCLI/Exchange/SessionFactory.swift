@@ -5,7 +5,7 @@ import NIOSSL
 /// A session manager and the transport it sends through, shut down together.
 struct CLISession: Sendable {
     let manager: SessionManager
-    let transport: AsyncHTTPClientTransport
+    let transport: any Transport
 
     /// Cancels what is left and closes connections; failures here change nothing for the user.
     func shutdown() async {
@@ -27,6 +27,8 @@ struct ConnectionOptions: Sendable {
     var decompressesResponses = true
     /// `--proxy` values (`PROTOCOL:URL`), laid over the `*_proxy` environment variables.
     var proxies: [String] = []
+    /// `--transport`: AsyncHTTPClient (the default) or URLSession.
+    var transport: TransportChoice = .asyncHTTPClient
 }
 
 /// Makes the session a command sends through, with the connection options and `--max-redirects`.
@@ -53,7 +55,10 @@ enum SessionFactory {
         if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }
         if let cookieStorage { configuration.cookieStorage = cookieStorage }
         configuration.cache = CacheOption.current
-        let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
+        let transport: any Transport =
+            connection.transport == .urlSession
+            ? try TransportChoice.urlSessionTransport(for: connection)
+            : AsyncHTTPClientTransport(configuration: transportConfiguration)
         return CLISession(
             manager: SessionManager(
                 configuration: configuration, transport: transport, eventMonitors: [MetricsCapture.shared]),

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Courier
+import CourierURLSession
+
+/// `--transport`: which ``Transport`` a command sends through, so that the same command line can
+/// be compared over AsyncHTTPClient and URLSession from outside.
+enum TransportChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case asyncHTTPClient = "asynchttpclient"
+    case urlSession = "urlsession"
+
+    /// A URLSession transport, after refusing the options it cannot honour: FoundationNetworking
+    /// offers no trust, client-certificate or proxy settings per session.
+    /// - Throws: ``CLIError`` (usage) naming the option that needs `--transport asynchttpclient`.
+    static func urlSessionTransport(for connection: ConnectionOptions) throws -> URLSessionTransport {
+        var refused: [String] = []
+        if !["yes", "true", "1"].contains(connection.verify.lowercased()) { refused.append("--verify") }
+        if connection.certificate != nil { refused.append("--cert") }
+        if !connection.proxies.isEmpty { refused.append("--proxy") }
+        if connection.http1Only { refused.append("--http1.1") }
+        guard refused.isEmpty else {
+            throw CLIError.usage(
+                "\(refused.joined(separator: ", ")) cannot be used with --transport urlsession; use --transport asynchttpclient"
+            )
+        }
+        return URLSessionTransport()
+    }
+}
