@@ -138,9 +138,6 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Progress bars on stderr: auto, always or never.")
     var progress: String = "auto"
 
-    @Option(name: .long, help: "Keep responses in DIR and reuse them as HTTP caching allows (RFC 9111).")
-    var cache: String?
-
     @Flag(
         name: [.customShort("S"), .long],
         help: "Print the body line by line as it arrives, each line formatted (NDJSON, event streams).")
@@ -215,7 +212,6 @@ struct RequestCommand: AsyncParsableCommand {
             try await Self.printRequest(request, printer: printer, options: outputOptions, chunked: chunked)
             return
         }
-        if let cache { try CacheOption.use(directory: cache, for: &request, downloading: download) }
         let exchange = Exchange(
             request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
             connection: ConnectionOptions(
