@@ -78,8 +78,13 @@ struct FileChunks: AsyncSequence, Sendable {
     let path: String
     let offset: Int64
     let length: Int64
+    /// Whether a file longer than the region at the end of the read is an error: true when the
+    /// region was declared to run to the end of the file (a whole file, a multipart file part).
+    var checksGrowth = true
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, offset: offset, remaining: length) }
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(path: path, offset: offset, remaining: length, checksGrowth: checksGrowth)
+    }
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let path: String
@@ -88,25 +93,22 @@ struct FileChunks: AsyncSequence, Sendable {
         var reader: FileReader?
         var ring: [ByteBuffer?] = []
         var ringIndex = 0
-        /// Whether the region ran to the end of the file when it was opened: only then does a
-        /// file longer than the region at the end mean that it grew (a region of a longer file
-        /// always leaves bytes after it).
-        var reachesEndOfFile = true
+        let checksGrowth: Bool
 
-        init(path: String, offset: Int64, remaining: Int64) {
+        init(path: String, offset: Int64, remaining: Int64, checksGrowth: Bool) {
             self.path = path
             self.offset = offset
             self.remaining = remaining
+            self.checksGrowth = checksGrowth
         }
 
         mutating func next() async throws -> ByteBuffer? {
             if remaining == 0 {
-                if let reader, reachesEndOfFile { try reader.checkAtEnd(offset: offset) }
+                if let reader, checksGrowth { try reader.checkAtEnd(offset: offset) }
                 reader = nil
                 return nil
             }
             let fileReader = try reader ?? FileReader(path: path)
-            if reader == nil { reachesEndOfFile = fileReader.size.map { $0 <= offset + remaining } ?? true }
             reader = fileReader
             let count = Int(Swift.min(remaining, Int64(FileChunks.chunkSize)))
             var buffer = takeBuffer(capacity: count)
@@ -176,12 +178,6 @@ final class FileReader {
                 .invalidFile, "cannot read \(path): \(String(cString: strerror(code)))", offendingInput: path,
                 underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
         }
-    }
-
-    /// The file's size now; nil when it cannot be read.
-    var size: Int64? {
-        var info = stat()
-        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     /// Fails when the file has grown beyond `offset`, which would mean the declared length is stale.

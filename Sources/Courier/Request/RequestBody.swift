@@ -16,8 +16,15 @@ public struct RequestBody: Sendable {
     }
 
     let storage: Storage
+    /// For a file body: whether its region ran to the end of the file when the body was made.
+    /// Only then does a longer file at the end of the read mean that the file grew; a region
+    /// that stops short of the end always leaves bytes after it.
+    let fileRegionReachedEnd: Bool
 
-    init(storage: Storage) { self.storage = storage }
+    init(storage: Storage, fileRegionReachedEnd: Bool = true) {
+        self.storage = storage
+        self.fileRegionReachedEnd = fileRegionReachedEnd
+    }
 
     /// No body.
     public static let empty = RequestBody(storage: .empty)
@@ -46,7 +53,10 @@ public struct RequestBody: Sendable {
                 "the range \(offset)+\(length ?? available) lies outside \(url.path) (\(info.size) bytes)",
                 offendingInput: url.path)
         }
-        return RequestBody(storage: .file(path: info.path, offset: offset, length: length ?? available))
+        let regionLength = length ?? available
+        return RequestBody(
+            storage: .file(path: info.path, offset: offset, length: regionLength),
+            fileRegionReachedEnd: offset + regionLength == info.size)
     }
 
     /// A body produced by `source` (a multipart form, a stream of known or unknown length).
@@ -117,7 +127,8 @@ public struct RequestBody: Sendable {
         case .empty: return BodyChunks(EmptyChunks())
         case .bytes(let buffer): return BodyChunks(SingleChunk(buffer: buffer))
         case .file(let path, let offset, let length):
-            return BodyChunks(FileChunks(path: path, offset: offset, length: length))
+            return BodyChunks(
+                FileChunks(path: path, offset: offset, length: length, checksGrowth: fileRegionReachedEnd))
         case .source(let source): return try source.makeChunks()
         }
     }

@@ -50,4 +50,24 @@ import Testing
         _ = truncate(file.path, 1 << 20)
         await expectCode(.bodyLengthMismatch) { try await iterator.next() }
     }
+
+    @Test func aRegionThatStopsShortOfTheEndReadsExactlyItsBytes() async throws {
+        let content = patternData(count: 1000, seed: 3)
+        let file = try temporaryFile(content, in: FileManager.default.temporaryDirectory)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let body = try RequestBody.file(file, offset: 100, length: 10)
+        var collected = Data()
+        for try await chunk in try body.makeChunks() { collected.append(contentsOf: chunk.readableBytesView) }
+        #expect(collected == content.dropFirst(100).prefix(10))
+    }
+
+    @Test func aWholeFileThatGrewAfterTheBodyWasMadeIsABodyLengthMismatch() async throws {
+        let file = try temporaryFile(Data(repeating: 1, count: 100), in: FileManager.default.temporaryDirectory)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let body = try RequestBody.file(file)
+        try Data(repeating: 1, count: 200).write(to: file)
+        await expectCode(.bodyLengthMismatch) {
+            for try await _ in try body.makeChunks() {}
+        }
+    }
 }
