@@ -165,6 +165,7 @@ let package = Package(
             dependencies: [
                 "Courier",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -2,6 +2,7 @@ import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationCompat
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

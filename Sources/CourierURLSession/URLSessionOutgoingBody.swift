@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import NIOCore
+import NIOFoundationCompat
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -148,7 +148,7 @@ struct TransportRequestConformanceTests {
     }
 
     @Test(
-        "large bodies stream both ways with every byte intact (64 MiB up, 256 MiB down)",
+        "large bodies stream both ways with every byte intact (64 MiB up; 256 MiB down, 16 MiB over URLSession)",
         arguments: TransportKind.network)
     func largeBodies(_ kind: TransportKind) async throws {
         try await Harness.with(kind) { harness in
@@ -165,8 +165,10 @@ struct TransportRequestConformanceTests {
             #expect(document["bytes"] as? Int == count << 20)
             #expect(document["sha256"] as? String == hex(expected.finalize()))
 
-            // Down: hashed as it arrives.
-            let length = 256 << 20
+            // Down: hashed as it arrives. FoundationNetworking cannot pause a transfer, so what the
+            // reader has not taken yet sits in memory: URLSession gets a smaller body, so that this
+            // suite does not swell the memory of the test process that other suites measure.
+            let length = kind.isFoundationNetworking ? 16 << 20 : 256 << 20
             let response = try await harness.transport.send(
                 Request(url: harness.url("/stream-bytes/\(length)?seed=4&chunk_size=65536")), context: ExchangeContext()
             )
@@ -178,7 +180,10 @@ struct TransportRequestConformanceTests {
             }
             #expect(received == length)
             var reference = SHA256()
-            reference.update(data: TestServer.expectedBytes(count: length, seed: 4))
+            for offset in stride(from: 0, to: length, by: 1 << 20) {
+                reference.update(
+                    data: TestServer.expectedBytes(count: min(1 << 20, length - offset), seed: 4, offset: offset))
+            }
             #expect(hex(hasher.finalize()) == hex(reference.finalize()))
         }
     }
