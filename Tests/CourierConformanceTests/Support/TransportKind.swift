@@ -49,6 +49,7 @@ struct Harness: Sendable {
         return URL(string: "http://scripted.test" + pathAndQuery) ?? URL(fileURLWithPath: "/")
     }
 
+    @discardableResult
     static func with<R>(_ kind: TransportKind, _ body: (Harness) async throws -> R) async throws -> R {
         let server = kind == .scripted ? nil : try await TestServer.start()
         let harness = Harness(kind: kind, transport: kind.makeTransport(), server: server)
