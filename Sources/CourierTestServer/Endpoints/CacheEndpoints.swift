@@ -10,7 +10,7 @@ import NIOHTTP1
 /// - `/cache/resource?id=ID` answers GET with `{"id", "version", "served", "accept"}` and
 ///   counts it under `ID`. Query items shape the head: `cc` (the `Cache-Control` value),
 ///   `etag=1` (an `ETag` of `"v<version>"`; a matching `If-None-Match` gets 304),
-///   `last_modified=S` (`Last-Modified` S seconds ago; a matching `If-Modified-Since` gets 304
+///   `last_modified=S` (`Last-Modified` S seconds before the resource's first request; a matching `If-Modified-Since` gets 304
 ///   when there is no ETag; a 304 adds `X-Revalidated: <count>`), `expires=S` (`Expires` S seconds from now; `expires=bad` sends
 ///   `0`), `age=N`, `vary=NAME`, `status=N`, `set_cookie=1`, `truncate=1` (declares 100 bytes
 ///   more than it sends, then closes). Every answer has a `Date`. Any other method bumps the
@@ -63,7 +63,9 @@ enum CacheEndpoints {
         if let entityTag { headers.append(("ETag", entityTag)) }
         var lastModified: String?
         if let seconds = request.queryInt("last_modified") {
-            lastModified = httpDate(now.addingTimeInterval(-Double(seconds)))
+            // From the resource's first request, not from now: a date that moved with the clock
+            // would stop matching `If-Modified-Since` whenever a second ticks between two requests.
+            lastModified = httpDate(CacheResources.shared.firstSeen(id, now: now).addingTimeInterval(-Double(seconds)))
             headers.append(("Last-Modified", lastModified ?? ""))
         }
         if let expires = request.queryValue("expires") {
@@ -138,6 +140,17 @@ final class CacheResources: Sendable {
     static let shared = CacheResources()
 
     private let resources = NIOLockedValueBox<[String: (stats: CacheResourceStats, version: Int)]>([:])
+
+    private let firstRequests = NIOLockedValueBox<[String: Date]>([:])
+
+    /// When `id` was first asked for (`now` on its first call).
+    func firstSeen(_ id: String, now: Date) -> Date {
+        firstRequests.withLockedValue { dates in
+            if let date = dates[id] { return date }
+            dates[id] = now
+            return now
+        }
+    }
 
     func version(_ id: String) -> Int {
         resources.withLockedValue { $0[id]?.version ?? 1 }
