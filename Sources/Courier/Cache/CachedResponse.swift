@@ -90,15 +90,26 @@ struct CachedResponse: Sendable {
     /// lines of that name, except `Content-Length` and the fields that describe the stored body
     /// as it was framed; the new request and response times restart its age.
     func freshened(with notModified: HTTPFields, requestTime: Date, responseTime: Date) -> CachedResponse {
-        var fields = headerFields
-        var replaced = Set<HTTPField.Name>()
+        var updates: [HTTPField.Name: [HTTPField]] = [:]
+        var order: [HTTPField.Name] = []
         for field in CacheStorage.storableFields(notModified) {
             if field.name == .contentLength || field.name == .contentEncoding || field.name == .contentRange {
                 continue
             }
-            if replaced.insert(field.name).inserted { fields[values: field.name] = [] }
-            fields.append(field)
+            if updates[field.name] == nil { order.append(field.name) }
+            updates[field.name, default: []].append(field)
         }
+        // Replaced in place, where the stored response had the field; new fields at the end.
+        var fields = HTTPFields()
+        var written = Set<HTTPField.Name>()
+        for field in headerFields {
+            guard let replacement = updates[field.name] else {
+                fields.append(field)
+                continue
+            }
+            if written.insert(field.name).inserted { fields.append(contentsOf: replacement) }
+        }
+        for name in order where !written.contains(name) { fields.append(contentsOf: updates[name] ?? []) }
         return CachedResponse(
             key: key, url: url, status: status, headerFields: fields, body: body, requestTime: requestTime,
             responseTime: responseTime, varyingFields: varyingFields)

@@ -38,8 +38,10 @@ public final class HTTPCache: Sendable {
     private let memory: NIOLockedValueBox<CacheMemoryStore>
     private let disk: CacheDiskStore?
 
-    /// A cache in memory only, holding at most `memoryCapacity` bytes (default 32 MiB).
-    /// - Parameter clock: the current time; inject a fixed one in tests.
+    /// A cache in memory only.
+    /// - Parameters:
+    ///   - memoryCapacity: the most bytes held (default 32 MiB); the least recently used go first.
+    ///   - clock: the current time; inject a fixed one in tests.
     public init(memoryCapacity: Int = 32 << 20, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.memoryCapacity = max(0, memoryCapacity)
         self.maximumEntrySize = self.memoryCapacity / 8
@@ -51,6 +53,11 @@ public final class HTTPCache: Sendable {
     /// A cache in memory and in `directory` (made if missing), which keeps responses across
     /// processes and managers: at most `memoryCapacity` bytes in memory (default 32 MiB) and
     /// `diskCapacity` bytes on disk (default 256 MiB). Two caches should not share a directory.
+    /// - Parameters:
+    ///   - memoryCapacity: the most bytes held in memory.
+    ///   - directory: where entries are kept; made if missing.
+    ///   - diskCapacity: the most bytes kept in `directory`.
+    ///   - clock: the current time; inject a fixed one in tests.
     /// - Throws: ``CourierError`` `.cacheDirectoryUnusable` when the directory cannot be made or read.
     public init(
         memoryCapacity: Int = 32 << 20, directory: URL, diskCapacity: Int = 256 << 20,

@@ -1,7 +1,8 @@
 /// Changes a request before each attempt (adds a token, signs it), as Alamofire's RequestAdapter.
 public protocol RequestAdapter: Sendable {
     /// Returns the request to send.
-    /// - Throws: any error to fail the task; it arrives wrapped as `.requestAdaptationFailed`.
+    /// - Throws: any error to fail the task: a ``CourierError`` as it is, any other error wrapped
+    ///   as `.requestAdaptationFailed`.
     func adapt(_ request: Request) async throws -> Request
 }
 

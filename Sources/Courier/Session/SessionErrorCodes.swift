@@ -33,7 +33,8 @@ extension CourierError.Code {
 
     /// A request adapter failed; the underlying error is the adapter's.
     ///
-    /// Thrown by a task whose ``RequestInterceptor`` threw while adapting a request.
+    /// Thrown by a task whose ``RequestInterceptor`` threw while adapting a request. A
+    /// ``CourierError`` thrown by the adapter passes through unchanged instead.
     public static let requestAdaptationFailed = CourierError.Code("requestAdaptationFailed")
 
     /// A closure of the caller's (a session hook, a download destination) threw; the error it

@@ -138,6 +138,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Progress bars on stderr: auto, always or never.")
     var progress: String = "auto"
 
+    @Option(name: .long, help: "Keep responses in DIR and reuse them as HTTP caching allows (RFC 9111).")
+    var cache: String?
+
     @Flag(
         name: [.customShort("S"), .long],
         help: "Print the body line by line as it arrives, each line formatted (NDJSON, event streams).")
@@ -199,6 +202,9 @@ struct RequestCommand: AsyncParsableCommand {
             try? request.setValue(cookies, forHTTPHeaderField: "Cookie")
         }
         let printer = MessagePrinter(pretty: prettyOption, stdoutIsTerminal: terminal.stdoutIsTerminal)
+        // A malformed --proxy is a usage error even when nothing is sent (--offline, --curl), as
+        // any other malformed option is; the environment is read only when a request goes out.
+        if !proxy.isEmpty { _ = try ProxyOption.resolve(proxy, environment: [:]) }
 
         if curl {
             var command = request.curlDescription
@@ -212,6 +218,7 @@ struct RequestCommand: AsyncParsableCommand {
             try await Self.printRequest(request, printer: printer, options: outputOptions, chunked: chunked)
             return
         }
+        if let cache { try CacheOption.use(directory: cache, for: &request, downloading: download) }
         let exchange = Exchange(
             request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
             connection: ConnectionOptions(

@@ -54,6 +54,7 @@ enum SessionFactory {
         configuration.redirectPolicy = RedirectPolicy(maximumRedirects: maxRedirects)
         if let temporaryDirectory { configuration.temporaryDirectory = temporaryDirectory }
         if let cookieStorage { configuration.cookieStorage = cookieStorage }
+        configuration.cache = CacheOption.current
         let transport: any Transport =
             connection.transport == .urlSession
             ? try TransportChoice.urlSessionTransport(for: connection)

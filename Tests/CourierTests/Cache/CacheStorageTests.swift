@@ -87,6 +87,11 @@ struct CacheStorageTests {
         #expect(refreshed.headerFields[HTTPField.Name("X-Old")!] == "kept")
         #expect(refreshed.headerFields[HTTPField.Name("X-New")!] == "added")
         #expect(refreshed.lifetime.seconds == 60)
+        // Replaced where they stood; new fields last.
+        #expect(
+            refreshed.headerFields.map { $0.name.canonicalName } == [
+                "cache-control", "etag", "content-length", "x-old", "x-new",
+            ])
         #expect(
             CacheReuse.decide(refreshed, request: CacheControl(), now: later.addingTimeInterval(30)) == .serve(age: 30))
         #expect(refreshed.body == stored.body)

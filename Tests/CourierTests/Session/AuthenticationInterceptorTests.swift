@@ -93,10 +93,12 @@ struct AuthenticationInterceptorTests {
         }
     }
 
-    /// The authentication error inside a task's `.requestAdaptationFailed`.
+    /// The task's error when it is the interceptor's own: the session passes a CourierError
+    /// from an adapter through unwrapped (the issue: a failed refresh fails them all with the
+    /// refresh's error), so no `.requestAdaptationFailed` is in the way.
     func authenticationError(_ error: any Error) -> CourierError? {
-        guard let outer = error as? CourierError, outer.code == .requestAdaptationFailed else { return nil }
-        return outer.underlyingError as? CourierError
+        guard let error = error as? CourierError, error.code != .requestAdaptationFailed else { return nil }
+        return error
     }
 
     /// Expired on the client (`requiresRefresh`) or refused by the server (401): either way one

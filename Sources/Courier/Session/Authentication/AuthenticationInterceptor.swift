@@ -9,10 +9,10 @@ import NIOConcurrencyHelpers
 ///   exactly one refresh runs however many requests meet the refusal; the others wait for it
 ///   and are sent again with the new credential. A refused request that carried an older
 ///   credential than the current one is sent again without a refresh.
-/// - A failed refresh fails every request that waited for it with `.authenticationRefreshFailed`;
-///   more refreshes than ``RefreshWindow`` allows fail with `.authenticationRefreshLoop`. Both
-///   arrive as the underlying error of `.requestAdaptationFailed`, since the request fails
-///   when it is adapted for its retry.
+/// - A failed refresh fails every request that waited for it with `.authenticationRefreshFailed`
+///   (the authenticator's error inside); more refreshes than ``RefreshWindow`` allows fail with
+///   `.authenticationRefreshLoop`. The task fails with that error itself: the session passes a
+///   ``CourierError`` from an adapter through unwrapped.
 ///
 /// Only requests whose body is replayable are sent again: the session never asks a retrier
 /// about a one-shot body, so a refused one-shot request is delivered with its 401 as it is.

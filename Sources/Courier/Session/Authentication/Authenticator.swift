@@ -13,7 +13,7 @@ public protocol Authenticator: Sendable {
     associatedtype Credential: AuthenticationCredential
 
     /// Puts `credential` into `request` (an `Authorization` field, a signature).
-    /// - Throws: any error to fail the request (it arrives as `.requestAdaptationFailed`).
+    /// - Throws: any error to fail the request (a ``CourierError`` arrives as it is, any other error as `.requestAdaptationFailed`).
     func apply(_ credential: Credential, to request: inout Request) throws
 
     /// Gets a new credential to replace `credential` (calls a token endpoint, say). The

@@ -115,6 +115,10 @@ extension SessionTask {
             let request = state.request
             do {
                 state.adapted(to: try await adapter.adapt(request))
+            } catch let error as CourierError {
+                // Typed already (an AuthenticationInterceptor's failed refresh, say): the task
+                // fails with it as it is, as with a hook's CourierError.
+                throw error
             } catch {
                 throw CourierError(
                     .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
