@@ -61,8 +61,10 @@ struct LoadTests {
             #expect(socketsAfter == 0, "\(socketsAfter) sockets to port \(server.port) still open")
         }
         if let residentBefore, let residentAfter {
-            // 1,000 responses of about 1.5 KB each; the bound is generous but finite.
-            #expect(residentAfter - residentBefore < 256 << 20, "RSS grew by \(residentAfter - residentBefore)")
+            // 1,000 responses of about 1.5 KB each; the bound is generous but finite. RSS is the
+            // whole process's, and the conformance suite's 64 MiB bodies run beside this one (one
+            // run measured 266 MiB of growth with them), so the bound leaves room for them.
+            #expect(residentAfter - residentBefore < 512 << 20, "RSS grew by \(residentAfter - residentBefore)")
         }
         if let descriptorsBefore, let descriptorsAfter {
             // The whole-process count also sees other suites running in parallel; a leak of one
