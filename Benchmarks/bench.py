@@ -555,6 +555,27 @@ def workloads(ctx: Context):
         "≥ 0.9× AsyncHTTPClient (issue 4)", absolute_or_ratio(minimum_ratio=0.9),
         missing=missing("small-gets")))
 
+    # Issue 18: the HTTP cache. GETs of the test server's /cache/600 (public, max-age=600) through
+    # a SessionManager: with an HTTPCache (the warm-up stores the response, so every timed GET is
+    # a fresh hit) against the same manager without one (every GET reaches the server). The
+    # reference row is the ceiling for a hit: the session over a transport that answers at once
+    # from memory. Every GET checks status 200 and the body's length.
+    def cached_gets(impl, requests):
+        return lambda: swift_run([b, "cached-gets", impl, "--url", get_base(), "--requests", scaled(requests),
+                                  "--concurrency", "16"], per_second("ops"))
+
+    rows.append(Workload(
+        "cached-gets", "GETs of /cache/600 (max-age=600), concurrency 16: fresh HTTPCache hits (test server)",
+        "the same GETs, no cache", "ops/s",
+        cached_gets("courier", 100000), cached_gets("network", 10000),
+        "≥ 10× a network GET (issue 18)", absolute_or_ratio(minimum_ratio=10),
+        missing=missing("cached-gets") or no_server))
+    rows.append(Workload(
+        "cached-gets-reference", "Reference, not the cache: the same session over a transport answering from memory",
+        "the same GETs, no cache", "ops/s",
+        cached_gets("memory-transport", 100000), cached_gets("network", 10000),
+        "— (the ceiling for the cached-gets row on this machine)", reported(), missing=""))
+
     # Issue 20: what keeping request bodies off HTTP/2 costs. Small requests over TLS to the
     # test server in its HTTP/2 mode; Courier's POSTs go over HTTP/1.1 (its defence against
     # AsyncHTTPClient 1.37's early-answer trap), its GETs over HTTP/2. Every run reads the
@@ -713,6 +734,87 @@ def workloads(ctx: Context):
         "none set (issue 5); constant memory", reported(max_rss_mib=64), missing=missing("cli"),
         verify=([("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else [])
         + [("courier and httpie send the same form to real httpbin", httpbin_same_form)]))
+
+    # Issue 14: streamed responses and event streams. A 1 GiB body from the test server's /bytes
+    # read as it arrives and dropped: Courier through stream(_:), curl to /dev/null, raw
+    # AsyncHTTPClient's streaming API, and a recv() loop in C as the machine's ceiling. Each run
+    # checks the byte count; the untimed check compares Courier's sha256 of the body with curl's.
+    stream_url = lambda: f"{download_base()}/bytes/{BIG}"
+
+    def curl_stream(digest=False):
+        def go():
+            if digest:
+                process = subprocess.Popen([ctx.curl, "-sS", "--fail", stream_url()], stdout=subprocess.PIPE,
+                                           stdin=subprocess.DEVNULL)
+                sha = hashlib.sha256()
+                for piece in iter(lambda: process.stdout.read(8 * MiB), b""):
+                    sha.update(piece)
+                process.wait()
+                return Run(0, 0, 0, process.returncode == 0, sha.hexdigest(), report={"sha256": sha.hexdigest()})
+            argv = [ctx.curl, "-sS", "--fail", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", stream_url()]
+            status, text, errors, wall, rss = run_process(argv)
+            if status != 0:
+                raise Failed(f"curl exit {status}: {errors.strip()[-400:]}")
+            seconds, size = text.split()
+            seconds, size = float(seconds), int(size)
+            ok = size == BIG
+            return Run(seconds, wall, rss, ok, f"{size} bytes" if ok else f"{size} of {BIG} bytes", score=BIG / seconds)
+        return go
+
+    def stream_side(impl, digest=False):
+        extra = ["--sha256", "1"] if digest else []
+        return lambda: swift_run([b, "stream", impl, "--url", stream_url(), "--length", str(BIG), *extra],
+                                 per_second("bytes"), timeout=600)
+
+    def recv_discard():
+        exe = os.path.join(WORK, "recv_discard")
+        source = os.path.join(HERE, "peers", "recv_discard.c")
+        if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(source):
+            subprocess.run(["gcc", "-O2", "-o", exe, source], check=True)
+        host_port = download_base().split("//", 1)[1]
+        host, port = host_port.rsplit(":", 1)
+        return swift_run([exe, host, port, f"/bytes/{BIG}"], per_second("bytes"))
+
+    def same_stream_digest():
+        courier = stream_side("courier", digest=True)()
+        curl = curl_stream(digest=True)()
+        same = courier.ok and curl.ok and courier.report.get("sha256") == curl.report.get("sha256")
+        return Run(0, 0, 0, same, "same sha256" if same else f"courier {courier.report.get('sha256')} / curl {curl.detail}")
+
+    no_stream = missing("stream") if not no_server else no_server
+    rows.append(Workload(
+        "stream", f"Streamed response, {human(BIG)} read through stream(_:) and dropped (test server /bytes)",
+        "curl -s > /dev/null", "GB/s",
+        stream_side("courier"), curl_stream(),
+        "≥ 1.0× curl, RSS ≤ 64 MiB (issue 14)", absolute_or_ratio(minimum_ratio=1.0, max_rss_mib=64),
+        missing=no_stream, verify=[("courier's stream and curl read the same bytes", same_stream_digest)]))
+    rows.append(Workload(
+        "stream-ahc", f"Streamed response, {human(BIG)}: Courier stream(_:) against the client it is built on",
+        "raw AsyncHTTPClient execute + body", "GB/s",
+        stream_side("courier"), stream_side("ahc"),
+        "— (Courier's cost over AsyncHTTPClient's streaming API)", reported(max_rss_mib=64), missing=no_stream))
+    rows.append(Workload(
+        "stream-reference", f"Reference, not Courier: {human(BIG)} by recv() into 1 MiB and discarded (peers/recv_discard.c)",
+        "curl -s > /dev/null", "GB/s",
+        recv_discard, curl_stream(),
+        "— (the ceiling for the stream rows on this machine: the test server's send rate)", reported(),
+        missing=no_server))
+    sse_python = ctx.python
+    rows.append(Workload(
+        "sse-parse", "Event-stream parsing, 100 MB of events in 64 KiB chunks (a 4 MiB block fed 25 times)",
+        "sseclient-py 1.9.0 SSEClient (pure Python)", "GB/s",
+        bench("sse-parse", "courier", "--size", str(100_000_000), metric=per_second("bytes")),
+        lambda: swift_run([sse_python, os.path.join(HERE, "peers", "sse_parse.py"), "--size", str(100_000_000),
+                           "--parser", "sseclient"], per_second("bytes")),
+        "≥ 2× the peer parser, RSS ≤ 64 MiB (issue 14 names mattt/EventSource, which does not build on Linux)",
+        absolute_or_ratio(minimum_ratio=2.0, max_rss_mib=64), missing=missing("sse-parse")))
+    rows.append(Workload(
+        "sse-parse-minimal", "Event-stream parsing, the same 100 MB: against a minimal split-based parser",
+        "peers/sse_parse.py --parser minimal (bytes.split, Python)", "GB/s",
+        bench("sse-parse", "courier", "--size", str(100_000_000), metric=per_second("bytes")),
+        lambda: swift_run([sse_python, os.path.join(HERE, "peers", "sse_parse.py"), "--size", str(100_000_000),
+                           "--parser", "minimal"], per_second("bytes")),
+        "— (a peer that leans on C string splitting)", reported(max_rss_mib=64), missing=missing("sse-parse")))
     return rows
 
 
@@ -911,8 +1013,10 @@ def main():
         needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "download", "cli-offline", "cli-upload")
                         for w in rows)
         needs_h2 = any(w.key.startswith("h2-") for w in rows)
-        needs_server = needs_h2 or any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload")
+        needs_server = needs_h2 or any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload",
+                                                 "stream", "stream-ahc", "stream-reference")
                                        for w in rows)
+        needs_server = needs_server or any(w.key.startswith("cached-gets") for w in rows)
         if needs_big:
             made = time.monotonic()
             ctx.make_big_file()

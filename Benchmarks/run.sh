@@ -48,10 +48,10 @@ apt_done=$(now); child_cpu apt_cpu
 # Only what the peer rows import: toolbelt (multipart-file), httpie (cli rows), httpbin and
 # gunicorn (the CLI's interop check against a server that is not ours).
 venv="$here/.venv-bench"
-if ! { [ -x "$venv/bin/http" ] && "$venv/bin/python" -c 'import requests_toolbelt, httpbin, gunicorn' 2>/dev/null; }; then
-    log "installing requests-toolbelt, httpie, httpbin and gunicorn into $venv"
+if ! { [ -x "$venv/bin/http" ] && "$venv/bin/python" -c 'import requests_toolbelt, httpbin, gunicorn, sseclient' 2>/dev/null; }; then
+    log "installing requests-toolbelt, httpie, httpbin, gunicorn and sseclient-py into $venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check requests-toolbelt httpie httpbin gunicorn
+    "$venv/bin/pip" install -q --disable-pip-version-check requests-toolbelt httpie httpbin gunicorn sseclient-py==1.9.0
 fi
 venv_done=$(now); child_cpu venv_cpu
 

@@ -57,6 +57,10 @@ enum Registry {
             "ahc-h2-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: false) },
             "ahc-h1-delegate": { try await HTTP2Requests.rawDelegate(options: $0, kind: .gets, http1Only: true) },
         ],
+        "stream": [
+            "courier": { try await StreamedBodies.courier(options: $0) },
+            "ahc": { try await StreamedBodies.asyncHTTPClient(options: $0) },
+        ],
         "openapi-gets": [
             "courier": { try await OpenAPIClients.gets(options: $0, side: .courier) },
             "openapi-ahc": { try await OpenAPIClients.gets(options: $0, side: .peer) },
@@ -65,6 +69,14 @@ enum Registry {
             "courier": { try await OpenAPIClients.upload(options: $0, side: .courier) },
             "openapi-ahc": { try await OpenAPIClients.upload(options: $0, side: .peer) },
             "ahc-stream": { try await OpenAPIClients.rawUpload(options: $0) },
+        ],
+        "sse-parse": [
+            "courier": { try SSEParse.courier(options: $0) }
+        ],
+        "cached-gets": [
+            "courier": { try await CachedGets.run(options: $0, side: .cached) },
+            "network": { try await CachedGets.run(options: $0, side: .network) },
+            "memory-transport": { try await CachedGets.run(options: $0, side: .memoryTransport) },
         ],
     ]
 

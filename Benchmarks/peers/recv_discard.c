@@ -1,0 +1,62 @@
+/* The machine-ceiling reference of the stream rows: the least a client can do to receive a body.
+ *
+ * usage: recv_discard HOST PORT PATH
+ * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into a 1 MiB
+ * buffer until the server closes, counts the body bytes after the head and discards them.
+ * Prints one JSON line in courier-bench's shape (seconds from connect to the last byte, bytes,
+ * ok when the body has the head's Content-Length). No parsing beyond that: not a client, a floor.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) { fprintf(stderr, "usage: recv_discard HOST PORT PATH\n"); return 2; }
+    static char buffer[1 << 20];
+    double start = now();
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[2]))};
+    if (fd < 0 || inet_pton(AF_INET, argv[1], &address.sin_addr) != 1
+        || connect(fd, (struct sockaddr *)&address, sizeof address) != 0) { perror("connect"); return 1; }
+    int length = snprintf(buffer, sizeof buffer, "GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n",
+                          argv[3], argv[1], argv[2]);
+    if (send(fd, buffer, (size_t)length, 0) != length) { perror("send"); return 1; }
+    long long total = 0, head = -1, declared = -1;
+    size_t kept = 0; /* bytes of the head kept in buffer while it is incomplete */
+    for (;;) {
+        ssize_t got = recv(fd, buffer + kept, sizeof buffer - kept - 1, 0);
+        if (got < 0) { perror("recv"); return 1; }
+        if (got == 0) break;
+        if (head < 0) {
+            kept += (size_t)got;
+            buffer[kept] = 0;
+            char *end = strstr(buffer, "\r\n\r\n");
+            if (!end) continue;
+            head = end + 4 - buffer;
+            char *field = strcasestr(buffer, "\r\ncontent-length:");
+            if (field && field < end) declared = atoll(field + 17);
+            total = (long long)kept - head;
+            kept = 0;
+        } else {
+            total += got;
+        }
+    }
+    double seconds = now() - start;
+    close(fd);
+    printf("{\"workload\": \"stream\", \"impl\": \"recv-discard\", \"seconds\": %.6f, \"ops\": 1, \"bytes\": %lld, "
+           "\"ok\": %s, \"detail\": \"%lld body bytes, Content-Length %lld\"}\n",
+           seconds, total, declared >= 0 && total == declared ? "true" : "false", total, declared);
+    return 0;
+}
