@@ -8,10 +8,12 @@ final class DownloadFile {
     private var descriptor: Int32
     private(set) var bytesWritten: Int64
 
-    /// Creates a new file in `directory`, or opens `partialFile` to append to it.
+    /// Creates a new file in `directory` (a dot file when `hidden`, for a directory that is the
+    /// user's rather than a temporary one), or opens `partialFile` to append to it.
     /// - Throws: ``CourierError`` `.downloadFailed`.
-    init(directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false) throws {
-        let url = partialFile ?? directory.appendingPathComponent("courier-\(UUID().uuidString).download")
+    init(directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false, hidden: Bool = false) throws {
+        let name = "\(hidden ? "." : "")courier-\(UUID().uuidString).download"
+        let url = partialFile ?? directory.appendingPathComponent(name)
         let flags =
             partialFile == nil ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | (truncating ? O_TRUNC | O_CREAT : 0))
         let fd = open(url.path, flags | O_CLOEXEC, 0o600)

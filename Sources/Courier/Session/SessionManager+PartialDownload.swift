@@ -8,8 +8,10 @@ extension SessionManager {
     /// With ``DownloadOptions/resumesPartialFile`` the body streams into `partialFile`
     /// (`destination.part` by default), with its validators in `partialFile.courier` (see
     /// ``DownloadOptions/resumesPartialFile`` for the rules), and a partial file left by an
-    /// earlier process or task is continued; without it the download is the same as
-    /// ``downloadTask(with:options:progress:destination:)``.
+    /// earlier process or task is continued; without it the body streams into a hidden file
+    /// (`.courier-UUID.download`) in the destination's directory, renamed into place at the end
+    /// and removed on failure, so the bytes are written once whatever file system the
+    /// destination is on.
     /// - Throws: ``CourierError`` `.downloadDestinationExists` when `destination` exists and
     ///   `options` lacks `.removePreviousFile` (checked before any I/O, so that a partial file is
     ///   never fetched only to be refused at the end); `.downloadFailed` for a destination
@@ -31,8 +33,11 @@ extension SessionManager {
         }
         guard options.contains(.resumesPartialFile) else {
             let fixed = PartialDownload(destination: destination, partialFile: partialFile)
-            return downloadTask(
-                with: request, options: options, progress: progress, destination: fixed.destinationClosure)
+            var download = SessionTask.DownloadParameters(
+                options: options, destination: fixed.destinationClosure, resumeData: nil)
+            download.stagingDirectory = Self.existingDirectory(destination.deletingLastPathComponent())
+            return makeTask(
+                kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
         }
         let partial = PartialDownload(destination: destination, partialFile: partialFile)
         var download = SessionTask.DownloadParameters(
@@ -40,6 +45,14 @@ extension SessionManager {
         download.partial = partial
         return makeTask(
             kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
+    }
+
+    /// `directory` when it is one (a destination whose directory is made at the end, with
+    /// `.createIntermediateDirectories`, stages in the temporary directory instead).
+    private static func existingDirectory(_ directory: URL) -> URL? {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
+            && isDirectory.boolValue ? directory : nil
     }
 
     /// Downloads `request` to `destination`; see ``downloadTask(with:to:partialFile:options:progress:)``.
@@ -95,7 +108,7 @@ extension SessionTask.DownloadParameters {
                     directory: temporaryDirectory, appendingTo: resumeData.partialFileURL,
                     truncating: continuation == .restart)
             }
-            return try DownloadFile(directory: temporaryDirectory)
+            return try DownloadFile(directory: stagingDirectory ?? temporaryDirectory, hidden: stagingDirectory != nil)
         }
         let file = try partial.open(
             appending: resumeData != nil && continuation != .restart, temporaryDirectory: temporaryDirectory)

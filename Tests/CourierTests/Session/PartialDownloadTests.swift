@@ -1,5 +1,6 @@
 import CourierTestServer
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import Courier
@@ -161,12 +162,33 @@ struct PartialDownloadTests {
         }
     }
 
-    @Test func withoutTheOptionAFixedDestinationUsesATemporaryFile() async throws {
-        try await withSession { server, manager, directory in
+    /// Without the option the bytes still go straight beside the destination, in a hidden file
+    /// renamed at the end (never through the temporary directory, which may be another file
+    /// system), and a failure removes that file.
+    @Test func withoutTheOptionAFixedDestinationIsWrittenBesideItThenRenamed() async throws {
+        try await withSession { server, manager, temporary in
+            let directory = temporary.appendingPathComponent("destination-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
             let destination = directory.appendingPathComponent("plain.bin")
-            _ = try await manager.download(Request(url: server.url("/bytes/100")), to: destination)
-            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: 100))
-            #expect(!exists(destination.path + ".part"))
+            let seen = NIOLockedValueBox<(beside: [String], temporary: [String])>(([], []))
+            _ = try await manager.download(Request(url: server.url("/bytes/300000")), to: destination) { _ in
+                let beside = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+                let elsewhere = ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [])
+                    .filter { $0.hasSuffix(".download") }
+                seen.withLockedValue { $0 = (beside, elsewhere) }
+            }
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: 300_000))
+            let (beside, elsewhere) = seen.withLockedValue { $0 }
+            #expect(beside.count == 1 && beside[0].hasPrefix(".courier-") && beside[0].hasSuffix(".download"))
+            #expect(elsewhere.isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["plain.bin"])
+
+            let failed = directory.appendingPathComponent("failed.bin")
+            await #expect(throws: CourierError.self) {
+                try await manager.download(
+                    Request(url: server.url("/fault/close-mid-response?after=100000")), to: failed)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["plain.bin"])
         }
     }
 }

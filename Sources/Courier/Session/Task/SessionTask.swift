@@ -45,14 +45,6 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// The redirect policy and retrier this task uses instead of, or before, its manager's.
     let overrides: TaskOverrides
 
-    struct DownloadParameters: Sendable {
-        var options: DownloadOptions
-        var destination: DownloadDestination
-        var resumeData: ResumeData?
-        /// Set for a download that streams into a resumable partial file (``DownloadOptions/resumesPartialFile``).
-        var partial: PartialDownload?
-    }
-
     typealias ResultWaiter = UnsafeContinuation<Result<SessionResponse, CourierError>, Never>
     typealias Gate = CheckedContinuation<Void, Never>
 
