@@ -68,8 +68,11 @@ step() {
     started=$(date +%s)
     left=$(remaining) || exit 124
     echo "sanitizers: $* (at most ${left}s left)"
-    timeout --kill-after=20 "$left" "$@"
-    echo "sanitizers: done in $(( $(date +%s) - started ))s: $*"
+    # The status is returned explicitly: a step run inside `if` (the test step) has errexit off.
+    local status=0
+    timeout --kill-after=20 "$left" "$@" || status=$?
+    echo "sanitizers: done in $(( $(date +%s) - started ))s (exit $status): $*"
+    return "$status"
 }
 
 for sanitizer in ${SANITIZERS:-thread address}; do
@@ -81,6 +84,16 @@ for sanitizer in ${SANITIZERS:-thread address}; do
     step "$swift_driver" build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" "${debug_flags[@]}"
     # Serially: in parallel on two cores, 5-15x slower sanitized code made the fixed client read
     # timeouts in the test-server suites fire, so failures measured load, not memory or races.
-    step "$swift_driver" test --skip-build --no-parallel --sanitize="$sanitizer" --scratch-path "$scratch" "${debug_flags[@]}" --filter "$filter" --skip "$skip"
+    # The test output is kept, and on a failure its sanitizer reports are printed again at the
+    # end: a CI log is often read from its tail, and one report amid 300 tests' lines was lost.
+    mkdir -p "$scratch"
+    log="$scratch/sanitizer-tests.log"
+    if ! step "$swift_driver" test --skip-build --no-parallel --sanitize="$sanitizer" --scratch-path "$scratch" \
+        "${debug_flags[@]}" --filter "$filter" --skip "$skip" 2>&1 | tee "$log"; then
+        echo "sanitizers: $sanitizer failed; its reports (and failed tests), once more:"
+        grep -n -E -A 45 '^(WARNING|ERROR): (ThreadSanitizer|AddressSanitizer)|SUMMARY: ' "$log" | head -400 || true
+        grep -E '✘ Test .* (failed|recorded)' "$log" | head -40 || true
+        exit 1
+    fi
 done
 echo "sanitizers: passed"
