@@ -35,6 +35,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "CourierOpenAPI", package: "Courier"),
+                .product(name: "CourierURLSession", package: "Courier"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 "BenchOpenAPIClient",

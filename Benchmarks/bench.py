@@ -49,6 +49,25 @@ BIG = env_int("BENCH_BIG", GiB)
 MEMORY = env_int("BENCH_MEMORY", 256 * MiB)
 SCALE = float(os.environ.get("BENCH_SCALE", "1.0"))
 WORK = os.environ.get("BENCH_WORK", "/tmp/courier-bench")
+
+
+def tmpfs_directory():
+    """A writable directory on a tmpfs: BENCH_TMPFS, else /dev/shm when it is one; None otherwise."""
+    chosen = os.environ.get("BENCH_TMPFS")
+    if chosen:
+        return chosen
+    try:
+        with open("/proc/mounts") as mounts:
+            for line in mounts:
+                fields = line.split()
+                if len(fields) > 2 and fields[1] == "/dev/shm" and fields[2] == "tmpfs" and os.access("/dev/shm", os.W_OK):
+                    return "/dev/shm"
+    except OSError:
+        pass
+    return None
+
+
+TMPFS = tmpfs_directory()
 ROW_CAP = float(os.environ.get("BENCH_ROW_CAP", "300"))
 
 
@@ -489,31 +508,66 @@ def workloads(ctx: Context):
 
     download_base = lambda: ctx.server_url or ctx.sink_url
 
-    def curl_download():
-        dest = os.path.join(WORK, "download-curl.bin")
-        if os.path.exists(dest):
-            os.remove(dest)
-        argv = [ctx.curl, "-sS", "--fail", "-o", dest, "-w", "%{time_total}", f"{download_base()}/bytes/{BIG}"]
-        status, text, errors, wall, rss = run_process(argv)
-        if status != 0:
-            raise Failed(f"curl exit {status}: {errors.strip()[-400:]}")
-        seconds = float(text.strip())
-        problem = ctx.check_download(dest)
-        os.remove(dest)
-        return Run(seconds, wall, rss, problem is None, problem or "size and sha256 match", score=BIG / seconds)
+    # Downloads are saved on disk (WORK) and, for the -tmpfs rows, on a tmpfs (TMPFS): a
+    # destination on another file system than the temporary directory is where a download that
+    # goes through the temporary directory pays a second copy (issue 14).
+    def destination(name, on_tmpfs):
+        path = os.path.join(TMPFS if on_tmpfs else WORK, name)
+        if os.path.exists(path):
+            os.remove(path)
+        return path
 
-    def courier_download():
-        dest = os.path.join(WORK, "download-courier.bin")
-        if os.path.exists(dest):
-            os.remove(dest)
-        run = swift_run([b, "download", "courier", "--url", f"{download_base()}/", "--path", f"bytes/{BIG}",
-                         "--destination", dest], per_second("bytes"))
+    def checked_download(run, dest):
         problem = ctx.check_download(dest)
         if os.path.exists(dest):
             os.remove(dest)
         if problem:
             run.ok, run.detail = False, problem
         return run
+
+    def curl_download(on_tmpfs=False, wall_clock=False):
+        def go():
+            dest = destination("download-curl.bin", on_tmpfs)
+            argv = [ctx.curl, "-sS", "--fail", "-o", dest, "-w", "%{time_total}", f"{download_base()}/bytes/{BIG}"]
+            status, text, errors, wall, rss = run_process(argv)
+            if status != 0:
+                raise Failed(f"curl exit {status}: {errors.strip()[-400:]}")
+            # The CLI rows compare whole processes, start-up included, so curl is timed the same way there.
+            seconds = wall if wall_clock else float(text.strip())
+            return checked_download(Run(seconds, wall, rss, True, "size and sha256 match", score=BIG / seconds), dest)
+        return go
+
+    def courier_download(on_tmpfs=False):
+        def go():
+            dest = destination("download-courier.bin", on_tmpfs)
+            run = swift_run([b, "download", "courier", "--url", f"{download_base()}/", "--path", f"bytes/{BIG}",
+                             "--destination", dest], per_second("bytes"))
+            return checked_download(run, dest)
+        return go
+
+    def cli_download(on_tmpfs=False):
+        def go():
+            dest = destination("download-cli.bin", on_tmpfs)
+            argv = [ctx.courier_cli, "--ignore-stdin", "--download", "--output", dest, f"{download_base()}/bytes/{BIG}"]
+            status, _, errors, wall, rss = run_process(argv)
+            if status != 0:
+                raise Failed(f"courier exit {status}: {errors.strip()[-400:]}")
+            return checked_download(Run(wall, wall, rss, True, "size and sha256 match", score=BIG / wall), dest)
+        return go
+
+    def recv_write(on_tmpfs=False):
+        def go():
+            dest = destination("download-c.bin", on_tmpfs)
+            host, port = download_base().split("//", 1)[1].rsplit(":", 1)
+            return checked_download(swift_run([recv_client(), host, port, f"/bytes/{BIG}", dest], per_second("bytes")), dest)
+        return go
+
+    def recv_client():
+        exe = os.path.join(WORK, "recv_discard")
+        source = os.path.join(HERE, "peers", "recv_discard.c")
+        if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(source):
+            subprocess.run(["gcc", "-O2", "-o", exe, source], check=True)
+        return exe
 
     sink = lambda: ctx.sink_url
     server = lambda: ctx.server_url
@@ -540,9 +594,32 @@ def workloads(ctx: Context):
         "download", f"Download, {human(BIG)} to a file"
         + (" (test server /bytes)" if not no_server else " (bench server /bytes: test server not on main)"),
         "curl -o", "GB/s",
-        courier_download, curl_download,
+        courier_download(), curl_download(),
         "≥ 1.0× curl, RSS ≤ 64 MiB (issue 4)", absolute_or_ratio(minimum_ratio=1.0, max_rss_mib=64),
         missing=missing("download")))
+    no_tmpfs = "" if TMPFS else "no tmpfs mount to write to (set BENCH_TMPFS)"
+    download_rows = [
+        ("download-c", False, "the library, download(_:to:), on disk", courier_download(False), recv_write(False)),
+        ("download-tmpfs", True, "the library, download(_:to:), on tmpfs", courier_download(True), curl_download(True)),
+        ("download-tmpfs-c", True, "the library, download(_:to:), on tmpfs", courier_download(True), recv_write(True)),
+    ]
+    for key, on_tmpfs, what, courier_side, peer_side in download_rows:
+        against_c = key.endswith("-c")
+        rows.append(Workload(
+            key, f"Download, {human(BIG)} to a file: {what}",
+            "C recv() + write() client (peers/recv_discard.c)" if against_c else "curl -o", "GB/s",
+            courier_side, peer_side,
+            ("≥ 0.8× the C client (issue 14)" if against_c else "≥ 1.0× curl, RSS ≤ 64 MiB (issue 14)"),
+            absolute_or_ratio(minimum_ratio=0.8) if against_c else absolute_or_ratio(minimum_ratio=1.0, max_rss_mib=64),
+            missing=(no_tmpfs if on_tmpfs else "") or missing("download")))
+    for key, on_tmpfs in (("download-reference", False), ("download-tmpfs-reference", True)):
+        rows.append(Workload(
+            key, f"Reference, not Courier: {human(BIG)} by recv() into 1 MiB and write() to a file on "
+            + ("tmpfs" if on_tmpfs else "disk") + " (peers/recv_discard.c)",
+            "curl -o", "GB/s",
+            recv_write(on_tmpfs), curl_download(on_tmpfs),
+            "— (the ceiling for the download rows on this machine)", reported(),
+            missing=(no_tmpfs if on_tmpfs else "") or no_server))
     get_base = lambda: ctx.server_url or ctx.sink_url
     rows.append(Workload(
         "small-gets", "10,000 small GETs, concurrency 16, keep-alive"
@@ -554,6 +631,32 @@ def workloads(ctx: Context):
                            "--concurrency", "16"], per_second("ops")),
         "≥ 0.9× AsyncHTTPClient (issue 4)", absolute_or_ratio(minimum_ratio=0.9),
         missing=missing("small-gets")))
+
+    # Issue 19: what the second transport costs. The same session over URLSessionTransport
+    # (FoundationNetworking and libcurl on Linux) against the same session over the default
+    # AsyncHTTPClient transport, on the upload and small-GETs workloads. Speed is not its goal;
+    # these rows say what choosing it costs.
+    def urlsession_upload(base):
+        def check(report):
+            return ctx.check_count(json.loads(report["sink"]))
+        return lambda: swift_run([b, "upload", "courier-urlsession", "--url", base() + "/", "--path", ctx.big_path],
+                                 per_second("bytes"), check, timeout=600)
+
+    rows.append(Workload(
+        "upload-urlsession", f"Upload, {human(BIG)} multipart file to a loopback sink: the session over URLSessionTransport",
+        "the same session over AsyncHTTPClientTransport", "GB/s",
+        urlsession_upload(sink), courier_upload(sink),
+        "— (the cost of the URLSession transport, issue 19)", reported(),
+        missing=missing("upload")))
+    rows.append(Workload(
+        "small-gets-urlsession", "10,000 small GETs, concurrency 16 (test server /get): the session over URLSessionTransport",
+        "the same session over AsyncHTTPClientTransport", "ops/s",
+        lambda: swift_run([b, "small-gets", "courier-urlsession", "--url", get_base(), "--requests", scaled(10000),
+                           "--concurrency", "16"], per_second("ops"), timeout=600),
+        lambda: swift_run([b, "small-gets", "courier", "--url", get_base(), "--requests", scaled(10000),
+                           "--concurrency", "16"], per_second("ops")),
+        "— (the cost of the URLSession transport, issue 19)", reported(),
+        missing=missing("small-gets") or no_server))
 
     # Issue 18: the HTTP cache. GETs of the test server's /cache/600 (public, max-age=600) through
     # a SessionManager: with an HTTPCache (the warm-up stores the response, so every timed GET is
@@ -735,6 +838,14 @@ def workloads(ctx: Context):
         verify=([("courier sha256 at /upload", cli_upload("courier", server))] if not no_server else [])
         + [("courier and httpie send the same form to real httpbin", httpbin_same_form)]))
 
+    for key, on_tmpfs in (("cli-download", False), ("cli-download-tmpfs", True)):
+        rows.append(Workload(
+            key, f"CLI, courier -d -o: {human(BIG)} to a file on " + ("tmpfs" if on_tmpfs else "disk")
+            + " (whole processes, start-up included)", "curl -o (whole process)", "GB/s",
+            cli_download(on_tmpfs), curl_download(on_tmpfs, wall_clock=True),
+            "≥ 1.0× curl, RSS ≤ 64 MiB (issue 14)", absolute_or_ratio(minimum_ratio=1.0, max_rss_mib=64),
+            missing=(no_tmpfs if on_tmpfs else "") or missing("cli")))
+
     # Issue 14: streamed responses and event streams. A 1 GiB body from the test server's /bytes
     # read as it arrives and dropped: Courier through stream(_:), curl to /dev/null, raw
     # AsyncHTTPClient's streaming API, and a recv() loop in C as the machine's ceiling. Each run
@@ -767,10 +878,7 @@ def workloads(ctx: Context):
                                  per_second("bytes"), timeout=600)
 
     def recv_discard():
-        exe = os.path.join(WORK, "recv_discard")
-        source = os.path.join(HERE, "peers", "recv_discard.c")
-        if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(source):
-            subprocess.run(["gcc", "-O2", "-o", exe, source], check=True)
+        exe = recv_client()
         host_port = download_base().split("//", 1)[1]
         host, port = host_port.rsplit(":", 1)
         return swift_run([exe, host, port, f"/bytes/{BIG}"], per_second("bytes"))
@@ -1010,13 +1118,16 @@ def main():
     try:
         all_rows = workloads(ctx)
         rows = select_rows(all_rows, selected)
-        needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "download", "cli-offline", "cli-upload")
+        needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "upload-urlsession", "cli-offline",
+                                  "cli-upload")
                         for w in rows)
         needs_h2 = any(w.key.startswith("h2-") for w in rows)
         needs_server = needs_h2 or any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload",
                                                  "stream", "stream-ahc", "stream-reference")
                                        for w in rows)
-        needs_server = needs_server or any(w.key.startswith("cached-gets") for w in rows)
+        needs_server = needs_server or any(w.key.startswith(("cached-gets", "download", "cli-download", "upload",
+                                                             "small-gets"))
+                                           for w in rows)
         if needs_big:
             made = time.monotonic()
             ctx.make_big_file()

@@ -1,13 +1,18 @@
-/* The machine-ceiling reference of the stream rows: the least a client can do to receive a body.
+/* The machine-ceiling reference of the stream and download rows: the least a client can do to
+ * receive a body, and to save it.
  *
- * usage: recv_discard HOST PORT PATH
+ * usage: recv_discard HOST PORT PATH [OUTPUT]
  * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into a 1 MiB
- * buffer until the server closes, counts the body bytes after the head and discards them.
+ * buffer until the server closes, counts the body bytes after the head and discards them, or
+ * with OUTPUT write()s them to that file (created or truncated; closed before the clock stops,
+ * not fsynced, as curl -o does not).
  * Prints one JSON line in courier-bench's shape (seconds from connect to the last byte, bytes,
  * ok when the body has the head's Content-Length). No parsing beyond that: not a client, a floor.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +27,18 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+static int save(int fd, const char *bytes, size_t count) {
+    while (count > 0) {
+        ssize_t done = write(fd, bytes, count);
+        if (done < 0) { if (errno == EINTR) continue; perror("write"); return 0; }
+        bytes += done;
+        count -= (size_t)done;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: recv_discard HOST PORT PATH\n"); return 2; }
+    if (argc != 4 && argc != 5) { fprintf(stderr, "usage: recv_discard HOST PORT PATH [OUTPUT]\n"); return 2; }
     static char buffer[1 << 20];
     double start = now();
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -33,6 +48,8 @@ int main(int argc, char **argv) {
     int length = snprintf(buffer, sizeof buffer, "GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n",
                           argv[3], argv[1], argv[2]);
     if (send(fd, buffer, (size_t)length, 0) != length) { perror("send"); return 1; }
+    int out = -1;
+    if (argc == 5 && (out = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) { perror("open"); return 1; }
     long long total = 0, head = -1, declared = -1;
     size_t kept = 0; /* bytes of the head kept in buffer while it is incomplete */
     for (;;) {
@@ -48,14 +65,18 @@ int main(int argc, char **argv) {
             char *field = strcasestr(buffer, "\r\ncontent-length:");
             if (field && field < end) declared = atoll(field + 17);
             total = (long long)kept - head;
+            if (out >= 0 && total > 0 && !save(out, buffer + head, (size_t)total)) return 1;
             kept = 0;
         } else {
             total += got;
+            if (out >= 0 && !save(out, buffer, (size_t)got)) return 1;
         }
     }
+    if (out >= 0 && close(out) != 0) { perror("close"); return 1; }
     double seconds = now() - start;
     close(fd);
-    printf("{\"workload\": \"stream\", \"impl\": \"recv-discard\", \"seconds\": %.6f, \"ops\": 1, \"bytes\": %lld, "
+    printf("{\"workload\": \"%s\", \"impl\": \"%s\", ", out >= 0 ? "download" : "stream", out >= 0 ? "recv-write" : "recv-discard");
+    printf("\"seconds\": %.6f, \"ops\": 1, \"bytes\": %lld, "
            "\"ok\": %s, \"detail\": \"%lld body bytes, Content-Length %lld\"}\n",
            seconds, total, declared >= 0 && total == declared ? "true" : "false", total, declared);
     return 0;

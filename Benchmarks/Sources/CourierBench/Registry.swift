@@ -35,6 +35,7 @@ enum Registry {
         "upload": [
             "courier": { try await CourierSession.upload(options: $0) },
             "ahc-sendfile": { try await RawAsyncHTTPClientUpload.run(options: $0) },
+            "courier-urlsession": { try await URLSessionRows.upload(options: $0) },
         ],
         "download": [
             "courier": { try await CourierSession.download(options: $0) }
@@ -43,6 +44,7 @@ enum Registry {
             "courier": { try await CourierSession.smallGets(options: $0) },
             "ahc": { try await RawAsyncHTTPClient.smallGets(options: $0) },
             "transport": { try await CourierSession.smallGets(options: $0, throughSession: false) },
+            "courier-urlsession": { try await URLSessionRows.smallGets(options: $0) },
         ],
         "h2-posts": [
             "courier": { try await HTTP2Requests.courier(options: $0, kind: .posts) },

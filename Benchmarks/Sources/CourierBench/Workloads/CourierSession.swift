@@ -8,7 +8,8 @@ enum CourierSession {
         return url
     }
 
-    /// A download to a file; the driver hashes the file afterwards.
+    /// A download to a file named up front (written beside it, then renamed); the driver hashes
+    /// the file afterwards.
     static func download(options: Options) async throws -> Measurement {
         let base = try options.string("url")
         let path = try options.string("path")
@@ -17,9 +18,8 @@ enum CourierSession {
         let manager = SessionManager(transport: transport)
         do {
             let (elapsed, response) = try await measureAsync {
-                try await manager.download(Request(url: try url(base + path)), options: [.removePreviousFile]) { _, _ in
-                    destination
-                }
+                try await manager.download(
+                    Request(url: try url(base + path)), to: destination, options: [.removePreviousFile])
             }
             try await manager.shutdown()
             try await transport.shutdown()
@@ -40,12 +40,20 @@ enum CourierSession {
     /// the same GETs go through `AsyncHTTPClientTransport.send` alone, so that a run can split
     /// Courier's cost into transport and session.
     static func smallGets(options: Options, throughSession: Bool = true) async throws -> Measurement {
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.maximumConnectionsPerHost = try options.int("concurrency", default: 16)
+        return try await smallGets(
+            options: options, over: AsyncHTTPClientTransport(configuration: configuration),
+            throughSession: throughSession)
+    }
+
+    /// The same GETs over any transport, which this call shuts down.
+    static func smallGets(options: Options, over transport: any Transport, throughSession: Bool = true) async throws
+        -> Measurement
+    {
         let base = try options.string("url")
         let requestCount = try options.int("requests", default: 10_000)
         let concurrency = try options.int("concurrency", default: 16)
-        var configuration = AsyncHTTPClientTransport.Configuration()
-        configuration.maximumConnectionsPerHost = concurrency
-        let transport = AsyncHTTPClientTransport(configuration: configuration)
         let manager = SessionManager(transport: transport)
         do {
             let request = Request(url: try url(base + "/get"))

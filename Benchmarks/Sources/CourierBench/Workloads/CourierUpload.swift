@@ -4,9 +4,13 @@ import Foundation
 extension CourierSession {
     /// A 1-file multipart upload; the sink's JSON answer travels back to the driver, which checks it.
     static func upload(options: Options) async throws -> Measurement {
+        try await upload(options: options, over: AsyncHTTPClientTransport())
+    }
+
+    /// The same upload over any transport, which this call shuts down.
+    static func upload(options: Options, over transport: any Transport) async throws -> Measurement {
         let base = try options.string("url")
         let fileURL = URL(fileURLWithPath: try options.string("path"))
-        let transport = AsyncHTTPClientTransport()
         let manager = SessionManager(transport: transport)
         do {
             let (elapsed, outcome) = try await measureAsync { () -> (Int, SessionResponse) in
