@@ -38,6 +38,7 @@ final class ConnectionLedger: Sendable {
         // expected gets no probe (its requests report no connection) rather than failing.
         configuration.http1_1ConnectionDebugInitializer = { [self] channel in
             Self.onLoop(of: channel) {
+                Self.widenReads(of: channel)
                 let sync = channel.pipeline.syncOperations
                 guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
                 let probe = RequestHeadProbe(
@@ -47,6 +48,7 @@ final class ConnectionLedger: Sendable {
         }
         configuration.http2ConnectionDebugInitializer = { channel in
             Self.onLoop(of: channel) {
+                Self.widenReads(of: channel)
                 try? channel.pipeline.syncOperations.addHandler(ConnectionUseCounter())
             }
         }
@@ -64,6 +66,16 @@ final class ConnectionLedger: Sendable {
             }
         }
         return configuration
+    }
+
+    /// Lets one read from the socket take up to a mebibyte when that much is waiting (swift-nio's
+    /// default stops at 64 KiB). A large body then costs a sixteenth of the reads, each of which
+    /// runs the HTTP decoder, AsyncHTTPClient's state machine, the delegate and a wake-up of the
+    /// reading task; small responses are unchanged, since the size only grows after reads that
+    /// filled the buffer. Memory stays bounded by the delegate's backpressure (a mebibyte held).
+    private static func widenReads(of channel: any Channel) {
+        let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
+        try? channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: allocator)
     }
 
     /// Runs `install` on the channel's event loop: at once when already there (the usual case,
