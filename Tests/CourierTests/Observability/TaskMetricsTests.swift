@@ -121,6 +121,34 @@ struct TaskMetricsTests {
         }
     }
 
+    @Test func aFailedTaskCarriesItsAttemptsInTheError() async throws {
+        try await withObservedSession { server, manager in
+            // A redirect hop answered, then a body cut short: two attempts, the second failed.
+            let cut = "/fault/close-mid-response?after=1000&total=5000"
+            let target = try #require(cut.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let url = serverURL(server, "/redirect-to?url=\(target)")
+            do {
+                _ = try await manager.data(for: Request(url: url))
+                Issue.record("a body cut short must fail")
+            } catch let error as CourierError {
+                let metrics = try #require(error.metrics)
+                #expect(metrics.attempts.map(\.reason) == [.initial, .redirect])
+                #expect(metrics.attempts.first?.statusCode == 302)
+                #expect(metrics.attempts.last?.errorCode == error.code)
+                #expect(metrics.taskStart <= metrics.taskEnd)
+            }
+        }
+        let refused = SessionManager(transport: ScriptedTransport { _ in .failure(.connectionFailed) })
+        do {
+            _ = try await refused.data(for: Request(url: URL(string: "http://scripted.test/a")!))
+            Issue.record("a refused connection must fail")
+        } catch let error as CourierError {
+            #expect(error.metrics?.attempts.count == 1)
+            #expect(error.metrics?.attempts.first?.errorCode == .connectionFailed)
+            #expect(error.metrics?.attempts.first?.statusCode == nil)
+        }
+    }
+
     @Test func aTransportThatReportsNothingStillGivesTheSessionsView() async throws {
         let transport = ScriptedTransport { _ in .text("hello") }
         let manager = SessionManager(transport: transport)

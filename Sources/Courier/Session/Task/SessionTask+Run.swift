@@ -27,7 +27,10 @@ extension SessionTask {
         }
         timer?.cancel()
         observer.finish(result)
-        finish(result)
+        guard case .failure(var error) = result else { return finish(result) }
+        // Only failures pay for the copy; a response carries its metrics already.
+        error.metrics = observer.metrics()
+        finish(.failure(error))
     }
 
     /// A transport's error as the task reports it: a ``CourierError`` as it is (transports map
