@@ -40,7 +40,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var responseData: Data?
     /// What the session measured of a failed task (every attempt until the failure, each with
     /// its timings, status and error code), for the errors a session task reports; nil for
-    /// errors thrown before a task ran, and for a cancel or deadline that stopped it.
+    /// errors thrown before a task ran, and possibly for a cancel or deadline that stopped it.
     public var metrics: TaskMetrics?
 
     /// Makes an error; `message` should say what failed in terms the caller used.
