@@ -45,7 +45,7 @@ final class URLSessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        exchange(for: task)?.didSend(totalBytes: totalBytesSent)
+        exchange(for: task)?.didSend(totalBytes: totalBytesSent, expected: totalBytesExpectedToSend)
     }
 
     func urlSession(

@@ -30,6 +30,7 @@ final class URLSessionExchange: Sendable {
         var isFinished = false
         var failure: (any Error)?
         var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
         var isSuspended = false
         var task: URLSessionTask?
         var deadlineTimer: Task<Void, Never>?
@@ -38,16 +39,20 @@ final class URLSessionExchange: Sendable {
     private let state = NIOLockedValueBox(State())
     let url: URL
     private let uploadProgress: (@Sendable (Int64) -> Void)?
+    /// Where the session wants this exchange's timings and byte counts; URLSession reports no
+    /// metrics on Linux, so they come from the delegate callbacks as they happen.
+    private let recorder: ExchangeRecorder?
     private let bufferedResponseLimit: Int
     /// Runs once the exchange has ended (a temporary body file to delete, a session to invalidate).
     private let cleanup: (@Sendable () -> Void)?
 
     init(
-        url: URL, uploadProgress: (@Sendable (Int64) -> Void)?, bufferedResponseLimit: Int,
-        cleanup: (@Sendable () -> Void)?
+        url: URL, uploadProgress: (@Sendable (Int64) -> Void)?, recorder: ExchangeRecorder?,
+        bufferedResponseLimit: Int, cleanup: (@Sendable () -> Void)?
     ) {
         self.url = url
         self.uploadProgress = uploadProgress
+        self.recorder = recorder
         self.bufferedResponseLimit = bufferedResponseLimit
         self.cleanup = cleanup
     }
@@ -155,11 +160,17 @@ final class URLSessionExchange: Sendable {
     func didReceive(response: URLResponse) {
         guard let http = response as? HTTPURLResponse else { return }
         let head = URLSessionResponseHead.make(from: http, url: url)
-        let waiter = state.withLockedValue { state -> CheckedContinuation<ResponseHead, any Error>? in
-            guard state.head == nil, state.failure == nil else { return nil }
+        let (waiter, sent) = state.withLockedValue {
+            state -> (CheckedContinuation<ResponseHead, any Error>?, Int64?) in
+            guard state.head == nil, state.failure == nil else { return (nil, nil) }
             state.head = head
             defer { state.headWaiter = nil }
-            return state.headWaiter
+            return (state.headWaiter, state.bytesSent)
+        }
+        if let recorder, let sent {
+            // URLSession says nothing of the head going out; a response means the request did.
+            recorder.requestSent(bodyBytes: sent)
+            recorder.responseHeadReceived()
         }
         waiter?.resume(returning: head)
     }
@@ -169,6 +180,7 @@ final class URLSessionExchange: Sendable {
         let (waiter, suspend) = state.withLockedValue {
             state -> (CheckedContinuation<ByteBuffer?, any Error>?, URLSessionTask?) in
             guard !state.isFinished, state.failure == nil else { return (nil, nil) }
+            state.bytesReceived += Int64(buffer.readableBytes)
             if let waiter = state.bodyWaiter {
                 state.bodyWaiter = nil
                 return (waiter, nil)
@@ -185,14 +197,16 @@ final class URLSessionExchange: Sendable {
         if let suspend { URLSessionTransport.callQueue.async { suspend.suspend() } }
     }
 
-    func didSend(totalBytes: Int64) {
-        guard let uploadProgress else { return }
+    func didSend(totalBytes: Int64, expected: Int64) {
+        guard uploadProgress != nil || recorder != nil else { return }
         let advanced = state.withLockedValue { state -> Int64? in
             guard totalBytes > state.bytesSent else { return nil }
             state.bytesSent = totalBytes
             return totalBytes
         }
-        if let advanced { uploadProgress(advanced) }
+        guard let advanced else { return }
+        uploadProgress?(advanced)
+        if advanced == expected { recorder?.requestSent(bodyBytes: advanced) }
     }
 
     func didComplete(task: URLSessionTask, error: (any Error)?) {
@@ -240,6 +254,12 @@ final class URLSessionExchange: Sendable {
                 state.bodyWaiter = nil
                 state.deadlineTimer = nil
                 state.task = nil
+            }
+            if failure == nil, headFailure == nil, let recorder {
+                // libcurl decodes compressed bodies before URLSession sees them: only an
+                // unencoded body's count is the count on the wire.
+                let encoded = state.head?.value(forHTTPHeaderField: "Content-Encoding") != nil
+                recorder.responseBodyReceived(wireBytes: encoded ? nil : state.bytesReceived)
             }
             return (state.headWaiter, state.bodyWaiter, headFailure, state.task, state.deadlineTimer, true)
         }

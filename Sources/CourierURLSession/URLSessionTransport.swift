@@ -176,7 +176,7 @@ public final class URLSessionTransport: Transport {
     ) -> (URLSessionTask, URLSessionExchange) {
         func exchange(cleanup: (@Sendable () -> Void)? = nil) -> URLSessionExchange {
             URLSessionExchange(
-                url: url, uploadProgress: context.uploadProgress,
+                url: url, uploadProgress: context.uploadProgress, recorder: context.recorder,
                 bufferedResponseLimit: configuration.bufferedResponseLimit, cleanup: cleanup)
         }
         switch body {

@@ -146,6 +146,28 @@ struct SessionOverTransportTests {
         }
     }
 
+    @Test(
+        "task metrics: one attempt per hop, with the bytes each way and ordered instants",
+        arguments: TransportKind.network)
+    func metrics(_ kind: TransportKind) async throws {
+        try await withSession(kind) { server, manager, _ in
+            let payload = pattern(count: 200_000, seed: 4)
+            let uploaded = try await manager.upload(payload, with: Request(method: .post, url: server.url("/upload")))
+            let upload = try #require(uploaded.metrics.attempts.first)
+            #expect(upload.bytesSent == Int64(payload.count))
+            #expect(upload.statusCode == 200)
+            // Only the transport can say when the body went out: both transports report it.
+            let sent = try #require(upload.requestBodySent)
+            let body = try #require(upload.responseBodyComplete)
+            #expect(upload.requestStart <= sent && sent <= body)
+
+            let redirected = try await manager.data(for: Request(url: server.url("/redirect-to?url=/bytes/5000")))
+            #expect(redirected.metrics.attempts.map(\.reason) == [.initial, .redirect])
+            #expect(redirected.metrics.attempts.map(\.statusCode) == [302, 200])
+            #expect(redirected.metrics.attempts.last?.bytesReceived == 5000)
+        }
+    }
+
     func expectMonotone(
         _ reports: [TransferProgress], total: Int64, sourceLocation: SourceLocation = #_sourceLocation
     ) {
