@@ -50,9 +50,14 @@ func sha256Hex(_ data: some DataProtocol) -> String {
 func patternData(count: Int, seed: UInt8 = 7) -> Data {
     var data = Data(count: count)
     var state = UInt32(seed) &* 2_654_435_761
-    for index in 0..<count {
-        state = state &* 1_103_515_245 &+ 12345
-        data[index] = UInt8(truncatingIfNeeded: state >> 16)
+    // Through the raw buffer: Data's subscript setter costs a uniqueness check per byte in a
+    // debug build, and megabytes of it held a cooperative thread long enough to starve the
+    // timing-sensitive tests running beside it in the parallel suite.
+    data.withUnsafeMutableBytes { bytes in
+        for index in bytes.indices {
+            state = state &* 1_103_515_245 &+ 12345
+            bytes[index] = UInt8(truncatingIfNeeded: state >> 16)
+        }
     }
     return data
 }
