@@ -3,7 +3,7 @@ import Testing
 
 /// Runs the built `courier` binary as a subprocess and captures what it wrote.
 struct CourierProcess {
-    struct Result {
+    struct Result: Sendable {
         var status: Int32
         var stdout: Data
         var stderr: String
@@ -27,9 +27,32 @@ struct CourierProcess {
     /// Runs `courier arguments`, with stdin from `stdin` (or /dev/null), in `directory`; stdin is
     /// a regular file unless `pipeStdin`, when the bytes are written into a pipe as it reads.
     /// Waits at most `limit` seconds, then kills the process and fails, so a hang cannot stall the suite.
+    ///
+    /// The wait happens on a thread of its own: Swift's cooperative pool has one thread per core
+    /// (two here), and a test polling a subprocess on it held one of them for the whole run,
+    /// starving the deadline and timeout tests running beside it in the parallel suite.
     static func run(
         _ arguments: [String], stdin: Data? = nil, pipeStdin: Bool = false, environment: [String: String] = [:],
         directory: URL? = nil, limit: Double = 120
+    ) async throws -> Result {
+        try await offThePool {
+            try runBlocking(
+                arguments, stdin: stdin, pipeStdin: pipeStdin, environment: environment, directory: directory,
+                limit: limit)
+        }
+    }
+
+    /// Runs `work` on a new thread and waits for it without holding a cooperative thread.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try work() }) }
+        }
+    }
+
+    /// ``run(_:stdin:pipeStdin:environment:directory:limit:)``, blocking the calling thread.
+    private static func runBlocking(
+        _ arguments: [String], stdin: Data?, pipeStdin: Bool, environment: [String: String],
+        directory: URL?, limit: Double
     ) throws -> Result {
         let process = Process()
         process.executableURL = try executable()

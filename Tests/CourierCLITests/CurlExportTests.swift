@@ -50,9 +50,9 @@ import Testing
                 of: "{dir}", with: directory.path)
         }
         let input = stdin.map { Data($0.utf8) }
-        let sent = try CourierProcess.run(
+        let sent = try await CourierProcess.run(
             ["--ignore-stdin"].filter { _ in input == nil } + ["--print=hb"] + expanded, stdin: input)
-        let printed = try CourierProcess.run(
+        let printed = try await CourierProcess.run(
             ["--curl"] + ["--ignore-stdin"].filter { _ in input == nil } + expanded, stdin: input)
         #expect(printed.status == 0, "\(printed.stderr)")
         let command = printed.stdoutText.trimmingCharacters(in: .newlines)

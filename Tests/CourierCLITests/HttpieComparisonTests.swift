@@ -46,7 +46,7 @@ import Testing
     ]
 
     @Test(arguments: cases.indices)
-    func httpbinReceivesTheSame(index: Int) throws {
+    func httpbinReceivesTheSame(index: Int) async throws {
         guard let setup = try Self.setup() else { return }
         let directory = try CourierProcess.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -60,8 +60,9 @@ import Testing
                 of: "{authurl}", with: setup.httpbin.replacingOccurrences(of: "://", with: "://user:pass@"))
         }
 
-        let courier = try CourierProcess.run(["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
-        let httpie = try Self.runHttpie(setup.httpie, ["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
+        let courier = try await CourierProcess.run(["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
+        let httpie = try await Self.runHttpieOffThePool(
+            setup.httpie, ["--ignore-stdin", "--print=b", "--pretty=none"] + arguments)
         #expect(courier.status == 0, "courier: \(courier.stderr)")
         #expect(httpie.status == 0, "http: \(httpie.stderr)")
         let courierView = try Self.normalized(courier.stdout)
@@ -70,7 +71,7 @@ import Testing
     }
 
     /// A session written by one tool is used by the other: headers, auth and cookies arrive the same.
-    @Test func sessionsCarryTheSameStateAcrossBothTools() throws {
+    @Test func sessionsCarryTheSameStateAcrossBothTools() async throws {
         guard let setup = try Self.setup() else { return }
         let directory = try CourierProcess.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -82,12 +83,13 @@ import Testing
                 "--session=\(file)", "-a", "ann:pw", "\(setup.httpbin)/cookies/set?sid=abc&theme=dark", "X-Team:blue",
             ]
             let second = ["--session=\(file)", "\(setup.httpbin)/anything", "X-Extra:1"]
-            func run(_ tool: String, _ arguments: [String]) throws -> CourierProcess.Result {
+            func run(_ tool: String, _ arguments: [String]) async throws -> CourierProcess.Result {
                 tool == "courier"
-                    ? try CourierProcess.run(common + arguments) : try Self.runHttpie(setup.httpie, common + arguments)
+                    ? try await CourierProcess.run(common + arguments)
+                    : try await Self.runHttpieOffThePool(setup.httpie, common + arguments)
             }
-            #expect(try run(writer, first).status == 0)
-            let result = try run(reader, second)
+            #expect(try await run(writer, first).status == 0)
+            let result = try await run(reader, second)
             #expect(result.status == 0, "\(writer) -> \(reader): \(result.stderr)")
             views.append(try Self.normalized(result.stdout))
         }
@@ -95,7 +97,7 @@ import Testing
     }
 
     /// `--download --output` and `--download --continue` leave the same file with both tools.
-    @Test func downloadsAndContinueLeaveTheSameFile() throws {
+    @Test func downloadsAndContinueLeaveTheSameFile() async throws {
         guard let setup = try Self.setup() else { return }
         let directory = try CourierProcess.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -109,13 +111,20 @@ import Testing
                 ["--download", "--output", whole, url], ["--download", "--continue", "--output", partial.path, url],
             ] {
                 let all = ["--ignore-stdin"] + arguments
-                let result = tool == "courier" ? try CourierProcess.run(all) : try Self.runHttpie(setup.httpie, all)
+                let result =
+                    tool == "courier"
+                    ? try await CourierProcess.run(all) : try await Self.runHttpieOffThePool(setup.httpie, all)
                 #expect(result.status == 0, "\(tool): \(result.stderr)")
             }
             files.append(try Data(contentsOf: URL(fileURLWithPath: whole)))
             files.append(try Data(contentsOf: partial))
         }
         #expect(files.allSatisfy { $0 == files[0] } && files[0].count == 5000)
+    }
+
+    /// ``runHttpie(_:_:)`` on a thread of its own (see ``CourierProcess/run(_:stdin:pipeStdin:environment:directory:limit:)``).
+    static func runHttpieOffThePool(_ path: String, _ arguments: [String]) async throws -> CourierProcess.Result {
+        try await CourierProcess.offThePool { try runHttpie(path, arguments) }
     }
 
     static func runHttpie(_ path: String, _ arguments: [String]) throws -> CourierProcess.Result {

@@ -10,7 +10,7 @@ import Testing
     func interrupt(
         _ arguments: [String], signal: Int32, directory: URL, environment: [String: String] = [:],
         ready: () -> Bool
-    ) throws -> (status: Int32, stderr: String) {
+    ) async throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = try CourierProcess.executable()
         process.arguments = arguments
@@ -30,11 +30,12 @@ import Testing
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         try process.run()
         let deadline = Date().addingTimeInterval(60)
-        while !ready() && process.isRunning && Date() < deadline { usleep(20_000) }
+        // Polled with Task.sleep, which gives the cooperative thread back between looks.
+        while !ready() && process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(process.isRunning, "courier ended before it was interrupted")
         kill(process.processIdentifier, signal)
         let exitDeadline = Date().addingTimeInterval(60)
-        while process.isRunning && Date() < exitDeadline { usleep(20_000) }
+        while process.isRunning && Date() < exitDeadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             process.terminate()
             Issue.record("courier did not exit after the signal")
@@ -77,7 +78,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("big.bin")
 
-        let result = try interrupt(
+        let result = try await interrupt(
             ["-d", "-o", "big.bin", "\(base)/drip?numbytes=4000000&duration=20"], signal: SIGINT, directory: directory
         ) { inProgressBytes(in: directory) > 10_000 }
         #expect(result.status == 130)
@@ -92,7 +93,7 @@ import Testing
         #expect(try leftovers(in: directory) == [])
 
         // --continue asks for the rest from where the file ends.
-        let resumed = try CourierProcess.run(
+        let resumed = try await CourierProcess.run(
             ["-d", "-c", "-o", "big.bin", "\(base)/bytes/4000000?seed=2"], directory: directory)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stderr.contains("206"))
@@ -109,7 +110,7 @@ import Testing
         defer { Task { try? await server.shutdown() } }
         let directory = try CourierProcess.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try interrupt(
+        let result = try await interrupt(
             ["-d", "--progress=always", "\(server.baseURL.absoluteString)/drip?numbytes=4000000&duration=20"],
             signal: SIGTERM,
             directory: directory, environment: ["COURIER_FORCE_TTY": "1"]
@@ -126,7 +127,7 @@ import Testing
         defer { Task { try? await server.shutdown() } }
         let directory = try CourierProcess.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try interrupt(
+        let result = try await interrupt(
             ["\(server.baseURL.absoluteString)/drip?numbytes=4000000&duration=20"], signal: SIGINT, directory: directory
         ) {
             // A printed body goes to stdout as it arrives (no scratch directory); interrupt it

@@ -26,7 +26,7 @@ import Testing
 
     @Test func jsonQueryAndHeaders() async throws {
         try await withServer { _, base in
-            let result = try CourierProcess.run([
+            let result = try await CourierProcess.run([
                 "POST", "\(base)/post", "q==a b", "X-Token:t1", "name=Ann", "age:=30", "tags:=[\"x\"]",
             ])
             #expect(result.status == 0)
@@ -48,13 +48,13 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             try Data("file text".utf8).write(to: directory.appendingPathComponent("note.txt"))
             try Data("from file".utf8).write(to: directory.appendingPathComponent("value.txt"))
-            let form = try CourierProcess.run(
+            let form = try await CourierProcess.run(
                 ["-f", "\(base)/post", "a=1", "a=2", "b=@value.txt"], directory: directory)
             let formBody = try json(form)
             #expect((formBody["form"] as? [String: Any])?["b"] as? String == "from file")
             #expect((formBody["form"] as? [String: Any])?["a"] as? [String] == ["1", "2"])
 
-            let multipart = try CourierProcess.run(
+            let multipart = try await CourierProcess.run(
                 ["-f", "\(base)/post", "a=1", "doc@note.txt;type=text/x-note"], directory: directory)
             let multipartBody = try json(multipart)
             #expect((multipartBody["files"] as? [String: Any])?["doc"] as? String == "file text")
@@ -69,15 +69,16 @@ import Testing
             let payload = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
             try payload.write(to: directory.appendingPathComponent("big.bin"))
             let digest = SHA256.hash(data: payload).map { String(format: "%02x", $0) }.joined()
-            let raw = try CourierProcess.run(["\(base)/upload", "@big.bin"], directory: directory)
+            let raw = try await CourierProcess.run(["\(base)/upload", "@big.bin"], directory: directory)
             let rawBody = try json(raw)
             #expect(rawBody["sha256"] as? String == digest)
             #expect(rawBody["content_length"] as? String == "3000000")
-            let chunked = try CourierProcess.run(["--chunked", "\(base)/upload", "@big.bin"], directory: directory)
+            let chunked = try await CourierProcess.run(
+                ["--chunked", "\(base)/upload", "@big.bin"], directory: directory)
             let chunkedBody = try json(chunked)
             #expect(chunkedBody["sha256"] as? String == digest)
             #expect(chunkedBody["transfer_encoding"] as? String == "chunked")
-            let multipart = try CourierProcess.run(
+            let multipart = try await CourierProcess.run(
                 ["--multipart", "\(base)/upload", "f@big.bin"], directory: directory)
             let parts = try #require(try json(multipart)["parts"] as? [[String: Any]])
             #expect(parts.first?["sha256"] as? String == digest)
@@ -86,10 +87,10 @@ import Testing
 
     @Test func stdinBodyAndAuth() async throws {
         try await withServer { _, base in
-            let piped = try CourierProcess.run(
+            let piped = try await CourierProcess.run(
                 ["PUT", "\(base)/put", "Content-Type:text/plain"], stdin: Data("piped".utf8))
             #expect(try json(piped)["data"] as? String == "piped")
-            let auth = try CourierProcess.run(["-a", "user:pw", "\(base)/get"])
+            let auth = try await CourierProcess.run(["-a", "user:pw", "\(base)/get"])
             #expect(auth.status == 0)
             #expect((try json(auth)["headers"] as? [String: Any])?["Authorization"] as? String == "Basic dXNlcjpwdw==")
         }
@@ -99,19 +100,21 @@ import Testing
         try await withServer { _, base in
             let payload = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
             let digest = SHA256.hash(data: payload).map { String(format: "%02x", $0) }.joined()
-            let piped = try CourierProcess.run(["POST", "\(base)/upload"], stdin: payload, pipeStdin: true)
+            let piped = try await CourierProcess.run(["POST", "\(base)/upload"], stdin: payload, pipeStdin: true)
             let pipedBody = try json(piped)
             #expect(pipedBody["sha256"] as? String == digest)
             #expect(pipedBody["transfer_encoding"] as? String == "chunked")
-            let file = try CourierProcess.run(["POST", "\(base)/upload"], stdin: payload)
+            let file = try await CourierProcess.run(["POST", "\(base)/upload"], stdin: payload)
             let fileBody = try json(file)
             #expect(fileBody["sha256"] as? String == digest)
             #expect(fileBody["content_length"] as? String == "3000000")
-            let small = try CourierProcess.run(["POST", "\(base)/upload"], stdin: Data("short".utf8), pipeStdin: true)
+            let small = try await CourierProcess.run(
+                ["POST", "\(base)/upload"], stdin: Data("short".utf8), pipeStdin: true)
             #expect(try json(small)["content_length"] as? String == "5")
-            let empty = try CourierProcess.run(["\(base)/get", "a==1"], stdin: Data(), pipeStdin: true)
+            let empty = try await CourierProcess.run(["\(base)/get", "a==1"], stdin: Data(), pipeStdin: true)
             #expect(empty.status == 0, "\(empty.stderr)")
-            let verbose = try CourierProcess.run(["-v", "POST", "\(base)/upload"], stdin: payload, pipeStdin: true)
+            let verbose = try await CourierProcess.run(
+                ["-v", "POST", "\(base)/upload"], stdin: payload, pipeStdin: true)
             #expect(verbose.stdoutText.contains("NOTE: streamed body (stdin) not shown"))
             #expect(verbose.stdoutText.contains(digest))
         }
@@ -120,19 +123,19 @@ import Testing
     @Test func urlCredentialsAuthenticateAndStayOutOfMessages() async throws {
         try await withServer { server, _ in
             let authority = "ann:hunter2@127.0.0.1:\(server.port)"
-            let ok = try CourierProcess.run(["http://\(authority)/basic-auth/ann/hunter2"])
+            let ok = try await CourierProcess.run(["http://\(authority)/basic-auth/ann/hunter2"])
             #expect(ok.status == 0, "\(ok.stderr)")
             #expect(try json(ok)["authenticated"] as? Bool == true)
-            let overridden = try CourierProcess.run([
+            let overridden = try await CourierProcess.run([
                 "--check-status", "-a", "ann:wrong", "http://\(authority)/basic-auth/ann/hunter2",
             ])
             #expect(overridden.status == 4)
-            let verbose = try CourierProcess.run(["-v", "http://\(authority)/get"])
+            let verbose = try await CourierProcess.run(["-v", "http://\(authority)/get"])
             #expect(!verbose.stdoutText.contains("hunter2"))
             #expect(
                 verbose.stdoutText.contains("\"url\": \"http://127.0.0.1:\(server.port)/get\"")
                     || verbose.stdoutText.contains("http://127.0.0.1:\(server.port)/get"))
-            let refused = try CourierProcess.run(["http://ann:hunter2@127.0.0.1:1/x"])
+            let refused = try await CourierProcess.run(["http://ann:hunter2@127.0.0.1:1/x"])
             #expect(refused.status == 1)
             #expect(!refused.stderr.contains("hunter2"), "\(refused.stderr)")
         }
@@ -146,17 +149,17 @@ import Testing
                 ["--pretty=none", "\(base)/get"],
                 ["--pretty=colors", "\(base)/get"], ["\(base)/base64/aGk="],
             ] {
-                let result = try CourierProcess.run(arguments, environment: tty)
+                let result = try await CourierProcess.run(arguments, environment: tty)
                 #expect(result.status == 0)
                 #expect(
                     result.stdoutText.hasSuffix("\n"), "\(arguments): \(result.stdoutText.suffix(40).debugDescription)")
                 #expect(!result.stdoutText.hasSuffix("\n\n\n"), "\(arguments)")
                 #expect(!result.stdoutText.contains("\n\u{1B}[0m"), "\(arguments)")
             }
-            let colored = try CourierProcess.run(["\(base)/get"], environment: tty)
+            let colored = try await CourierProcess.run(["\(base)/get"], environment: tty)
             #expect(colored.stdoutText.hasSuffix("\u{1B}[0m\n}\n") || colored.stdoutText.hasSuffix("}\n"))
             #expect(colored.stdoutText.contains("\u{1B}[34m\"args\"\u{1B}[0m"))
-            let file = try CourierProcess.run(["\(base)/get"])
+            let file = try await CourierProcess.run(["\(base)/get"])
             #expect(!file.stdoutText.contains("\u{1B}"))
         }
     }
@@ -181,53 +184,53 @@ import Testing
                 return
             }
             openssl.waitUntilExit()
-            let ok = try CourierProcess.run(
+            let ok = try await CourierProcess.run(
                 ["--cert", "cert.pem", "--cert-key", "key.pem", "--http1.1", "\(base)/get"], directory: directory)
             #expect(ok.status == 0, "\(ok.stderr)")
-            let noKey = try CourierProcess.run(["--cert", "cert.pem", "\(base)/get"], directory: directory)
+            let noKey = try await CourierProcess.run(["--cert", "cert.pem", "\(base)/get"], directory: directory)
             #expect(noKey.status == 1)
             #expect(noKey.stderr.contains("--cert \"cert.pem\""))
-            let notACertificate = try CourierProcess.run(
+            let notACertificate = try await CourierProcess.run(
                 ["--cert", "key.pem", "--cert-key", "key.pem", "\(base)/get"], directory: directory)
             #expect(notACertificate.status == 1)
             #expect(notACertificate.stderr.contains("key.pem"))
-            let both = try CourierProcess.run(["--http1.1", "--http2", "\(base)/get"])
+            let both = try await CourierProcess.run(["--http1.1", "--http2", "\(base)/get"])
             #expect(both.status == 1)
         }
     }
 
     @Test func printOptionsShowTheExchange() async throws {
         try await withServer { _, base in
-            let verbose = try CourierProcess.run(["-v", "\(base)/post", "a=1"])
+            let verbose = try await CourierProcess.run(["-v", "\(base)/post", "a=1"])
             #expect(verbose.stdoutText.hasPrefix("POST /post HTTP/1.1\r\n"))
             #expect(verbose.stdoutText.contains("\r\n\r\n{\"a\":\"1\"}\n\nHTTP/1.1 200 OK\r\n"))
-            let headers = try CourierProcess.run(["-h", "\(base)/get"])
+            let headers = try await CourierProcess.run(["-h", "\(base)/get"])
             #expect(headers.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(headers.stdoutText.hasSuffix("\r\n\r\n"))
-            let bytes = try CourierProcess.run(["--print=b", "\(base)/bytes/5000?seed=3"])
+            let bytes = try await CourierProcess.run(["--print=b", "\(base)/bytes/5000?seed=3"])
             #expect(bytes.stdout == Data(TestServer.expectedBytes(count: 5000, seed: 3)))
-            let terminal = try CourierProcess.run(["\(base)/bytes/100"], environment: ["COURIER_FORCE_TTY": "1"])
+            let terminal = try await CourierProcess.run(["\(base)/bytes/100"], environment: ["COURIER_FORCE_TTY": "1"])
             #expect(terminal.stdoutText.contains("NOTE: binary data not shown in terminal"))
-            let pretty = try CourierProcess.run(["--pretty=format", "-b", "\(base)/get"])
+            let pretty = try await CourierProcess.run(["--pretty=format", "-b", "\(base)/get"])
             #expect(pretty.stdoutText.hasPrefix("{\n    \"args\": {},\n"))
         }
     }
 
     @Test func exitCodes() async throws {
         try await withServer { _, base in
-            #expect(try CourierProcess.run(["\(base)/status/404"]).status == 0)
-            let notFound = try CourierProcess.run(["--check-status", "\(base)/status/404"])
+            #expect(try await CourierProcess.run(["\(base)/status/404"]).status == 0)
+            let notFound = try await CourierProcess.run(["--check-status", "\(base)/status/404"])
             #expect(notFound.status == 4)
             #expect(notFound.stderr.contains("404"))
-            #expect(try CourierProcess.run(["--check-status", "\(base)/status/503"]).status == 5)
-            #expect(try CourierProcess.run(["--check-status", "\(base)/redirect/1"]).status == 3)
-            #expect(try CourierProcess.run(["--check-status", "-F", "\(base)/redirect/1"]).status == 0)
-            let tooMany = try CourierProcess.run(["-F", "--max-redirects=2", "\(base)/redirect/4"])
+            #expect(try await CourierProcess.run(["--check-status", "\(base)/status/503"]).status == 5)
+            #expect(try await CourierProcess.run(["--check-status", "\(base)/redirect/1"]).status == 3)
+            #expect(try await CourierProcess.run(["--check-status", "-F", "\(base)/redirect/1"]).status == 0)
+            let tooMany = try await CourierProcess.run(["-F", "--max-redirects=2", "\(base)/redirect/4"])
             #expect(tooMany.status == 6)
             #expect(tooMany.stderr.hasPrefix("courier: error: "))
-            let timeout = try CourierProcess.run(["--timeout=0.5", "\(base)/delay/5"])
+            let timeout = try await CourierProcess.run(["--timeout=0.5", "\(base)/delay/5"])
             #expect(timeout.status == 2)
-            let refused = try CourierProcess.run(["http://127.0.0.1:1/"])
+            let refused = try await CourierProcess.run(["http://127.0.0.1:1/"])
             #expect(refused.status == 1)
             #expect(refused.stderr.hasPrefix("courier: error: "))
             #expect(refused.stderr.filter { $0 == "\n" }.count == 1)
@@ -236,7 +239,7 @@ import Testing
 
     @Test func redirect307ResendsTheBody() async throws {
         try await withServer { _, base in
-            let result = try CourierProcess.run(["-F", "\(base)/redirect-to?url=/post&status_code=307", "a=1"])
+            let result = try await CourierProcess.run(["-F", "\(base)/redirect-to?url=/post&status_code=307", "a=1"])
             let body = try json(result)
             #expect((body["json"] as? [String: Any])?["a"] as? String == "1")
         }
@@ -248,17 +251,17 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             let tty = ["COURIER_FORCE_TTY": "1"]
             let expected = Data(TestServer.expectedBytes(count: 200_000, seed: 1))
-            let first = try CourierProcess.run(
+            let first = try await CourierProcess.run(
                 ["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
             #expect(first.status == 0)
-            let second = try CourierProcess.run(
+            let second = try await CourierProcess.run(
                 ["-d", "--progress=never", "\(base)/bytes/200000?seed=1"], environment: tty, directory: directory)
             #expect(second.status == 0)
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             #expect(names == ["200000.bin", "200000-1.bin"].sorted())
             #expect(try Data(contentsOf: directory.appendingPathComponent("200000.bin")) == expected)
 
-            let hostile = try CourierProcess.run(
+            let hostile = try await CourierProcess.run(
                 ["-d", "\(base)/fault/content-disposition?filename=../../evil.txt"], environment: tty,
                 directory: directory)
             #expect(hostile.status == 0)
@@ -269,13 +272,13 @@ import Testing
 
             let partial = directory.appendingPathComponent("partial.bin")
             try expected.prefix(70_000).write(to: partial)
-            let resumed = try CourierProcess.run(
+            let resumed = try await CourierProcess.run(
                 ["-d", "-c", "-o", partial.path, "\(base)/bytes/200000?seed=1"], directory: directory)
             #expect(resumed.status == 0)
             #expect(resumed.stderr.contains("206"))
             #expect(try Data(contentsOf: partial) == expected)
 
-            let redirected = try CourierProcess.run(["-d", "\(base)/bytes/1000?seed=1"], directory: directory)
+            let redirected = try await CourierProcess.run(["-d", "\(base)/bytes/1000?seed=1"], directory: directory)
             #expect(redirected.stdout == expected.prefix(1000))
         }
     }
@@ -285,7 +288,7 @@ import Testing
             let directory = try CourierProcess.scratchDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             // filename*=UTF-8''..%2F..%2F.profile%E2%80%AE: a path, a hidden name and a bidi override.
-            let result = try CourierProcess.run(
+            let result = try await CourierProcess.run(
                 ["-d", "\(base)/fault/content-disposition?form=star&filename=..%2F..%2F.profile%E2%80%AE"],
                 environment: ["COURIER_FORCE_TTY": "1"], directory: directory)
             #expect(result.status == 0, "\(result.stderr)")
@@ -316,19 +319,19 @@ import Testing
         }
         var answered: CourierProcess.Result?
         for _ in 0..<100 {
-            let result = try CourierProcess.run(["http://127.0.0.1:\(port)/get", "x==1"])
+            let result = try await CourierProcess.run(["http://127.0.0.1:\(port)/get", "x==1"])
             if result.status == 0 {
                 answered = result
                 break
             }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         let result = try #require(answered)
         #expect(try json(result)["args"] as? [String: String] == ["x": "1"])
     }
 
-    @Test func demoRunsEndToEnd() throws {
-        let result = try CourierProcess.run(["demo", "--upload-megabytes", "5", "--download-megabytes", "4"])
+    @Test func demoRunsEndToEnd() async throws {
+        let result = try await CourierProcess.run(["demo", "--upload-megabytes", "5", "--download-megabytes", "4"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText.contains("All 6 steps passed"))
     }

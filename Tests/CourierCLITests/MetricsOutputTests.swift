@@ -19,7 +19,7 @@ import Testing
 
     @Test func metaPrintsOnlyTheMetrics() async throws {
         try await withServer { server, base in
-            let result = try CourierProcess.run(["--meta", "\(base)/get"])
+            let result = try await CourierProcess.run(["--meta", "\(base)/get"])
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdoutText.split(separator: "\n").map(String.init)
             #expect(lines.first?.hasPrefix("Elapsed time: ") == true)
@@ -36,7 +36,7 @@ import Testing
 
     @Test func eachRedirectHopIsAnAttempt() async throws {
         try await withServer { _, base in
-            let result = try CourierProcess.run(["--meta", "--follow", "\(base)/redirect/1"])
+            let result = try await CourierProcess.run(["--meta", "--follow", "\(base)/redirect/1"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdoutText.contains("Attempt 1: GET \(base)/redirect/1 → 302\n"))
             #expect(result.stdoutText.contains("Attempt 2: GET \(base)/get (redirect) → 200\n"))
@@ -46,7 +46,7 @@ import Testing
 
     @Test func verboseEndsWithTheMetricsAndKeepsPasswordsOut() async throws {
         try await withServer { server, _ in
-            let result = try CourierProcess.run(["-v", "http://ann:hunter2@127.0.0.1:\(server.port)/get"])
+            let result = try await CourierProcess.run(["-v", "http://ann:hunter2@127.0.0.1:\(server.port)/get"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdoutText.contains("HTTP/1.1 200 OK\r\n"))
             #expect(result.stdoutText.contains("\nElapsed time: "))
@@ -57,7 +57,7 @@ import Testing
 
     @Test func printWithoutMLeavesTheMetricsOut() async throws {
         try await withServer { _, base in
-            let result = try CourierProcess.run(["--print=h", "\(base)/get"])
+            let result = try await CourierProcess.run(["--print=h", "\(base)/get"])
             #expect(result.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(!result.stdoutText.contains("Elapsed time"))
         }

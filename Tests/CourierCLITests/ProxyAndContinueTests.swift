@@ -34,7 +34,7 @@ import Testing
 
     @Test func theEnvironmentIsHonouredByDefault() async throws {
         try await withServerAndProxy { server, proxy in
-            let result = try CourierProcess.run(
+            let result = try await CourierProcess.run(
                 ["GET", server.url("/get").absoluteString],
                 environment: environment(["http_proxy": proxy.url]))
             #expect(result.status == 0, "\(result.stderr)")
@@ -46,11 +46,11 @@ import Testing
         try await withServerAndProxy(credentials: ("me", "hunter2")) { server, proxy in
             let url = server.url("/get").absoluteString
             let through = "http:http://me:hunter2@127.0.0.1:\(proxy.port)"
-            let result = try CourierProcess.run(["--proxy", through, "GET", url], environment: environment([:]))
+            let result = try await CourierProcess.run(["--proxy", through, "GET", url], environment: environment([:]))
             #expect(result.status == 0, "\(result.stderr)")
             let expected = "Basic " + Data("me:hunter2".utf8).base64EncodedString()
             #expect(proxy.records.map(\.proxyAuthorization) == [expected])
-            let direct = try CourierProcess.run(
+            let direct = try await CourierProcess.run(
                 ["--proxy", through, "GET", url], environment: environment(["NO_PROXY": "127.0.0.1"]))
             #expect(direct.status == 0, "\(direct.stderr)")
             #expect(proxy.records.count == 1)
@@ -59,7 +59,7 @@ import Testing
 
     @Test func refusedProxyCredentialsAreRedactedInTheError() async throws {
         try await withServerAndProxy(credentials: ("me", "right")) { server, proxy in
-            let result = try CourierProcess.run(
+            let result = try await CourierProcess.run(
                 ["GET", server.url("/get").absoluteString],
                 environment: environment(["http_proxy": "http://me:hunter2@127.0.0.1:\(proxy.port)"]))
             #expect(result.status == 1)
@@ -70,14 +70,14 @@ import Testing
         }
     }
 
-    @Test func badProxyValuesAreOneLineErrors() throws {
-        let option = try CourierProcess.run(
+    @Test func badProxyValuesAreOneLineErrors() async throws {
+        let option = try await CourierProcess.run(
             ["--proxy", "ftp:http://u:hunter2@h:1", "--offline", "GET", "http://example.test/"],
             environment: environment([:]))
         #expect(option.status == 1)
         #expect(option.stderr.contains("http, https or all"), "\(option.stderr)")
         #expect(!option.stderr.contains("hunter2"))
-        let variable = try CourierProcess.run(
+        let variable = try await CourierProcess.run(
             ["GET", "http://127.0.0.1:9/"], environment: environment(["https_proxy": "socks4://h:1"]))
         #expect(variable.status == 1)
         #expect(variable.stderr.contains("https_proxy"), "\(variable.stderr)")
@@ -99,7 +99,7 @@ import Testing
             tunnel.arguments = ["-s", "-o", "/dev/null", "-p", "-x", proxy.url, url]
             try tunnel.run()
             tunnel.waitUntilExit()
-            let courier = try CourierProcess.run(
+            let courier = try await CourierProcess.run(
                 ["--proxy", "http:\(proxy.url)", "GET", url], environment: environment([:]))
             #expect(courier.status == 0, "\(courier.stderr)")
             let records = proxy.records
@@ -125,7 +125,7 @@ import Testing
             try Data(sidecar.utf8).write(to: URL(fileURLWithPath: output.path + ".courier"))
         }
         try leave(10_000, etag: "\"range30000\"")
-        let resumed = try CourierProcess.run(
+        let resumed = try await CourierProcess.run(
             ["-d", "-c", "-o", output.path, url.absoluteString], environment: environment([:]))
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(server.stats.lastRequestHead?.value("If-Range") == "\"range30000\"")
@@ -137,7 +137,7 @@ import Testing
         try Data(repeating: 0x21, count: 5000).write(to: output)
         try leave(5000, etag: "\"old\"")
         try Data(repeating: 0x21, count: 5000).write(to: output)
-        let replaced = try CourierProcess.run(
+        let replaced = try await CourierProcess.run(
             ["-d", "-c", "-o", output.path, url.absoluteString], environment: environment([:]))
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(Array(try Data(contentsOf: output)) == TestServer.expectedRangeBytes(count: 30_000))

@@ -18,7 +18,7 @@ import Testing
         let environment = ["XDG_CONFIG_HOME": config.path]
         let base = server.baseURL.absoluteString
 
-        let first = try CourierProcess.run(
+        let first = try await CourierProcess.run(
             [
                 "--session=work", "-a", "ann:pw", "\(base)/cookies/set?sid=abc", "X-Team:blue", "Content-Type:text/x",
                 "If-None-Match:x",
@@ -38,7 +38,7 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
-        let second = try CourierProcess.run(["--session=work", "\(base)/headers"], environment: environment)
+        let second = try await CourierProcess.run(["--session=work", "\(base)/headers"], environment: environment)
         let sent = try headers(second)
         #expect(sent["X-Team"] == "blue")
         #expect(sent["Authorization"] == "Basic YW5uOnB3")
@@ -46,13 +46,13 @@ import Testing
 
         // An item wins over the session; read-only leaves the file as it was.
         let before = try Data(contentsOf: file)
-        let readOnly = try CourierProcess.run(
+        let readOnly = try await CourierProcess.run(
             ["--session-read-only=work", "\(base)/headers", "X-Team:red", "X-New:1"], environment: environment)
         #expect(try headers(readOnly)["X-Team"] == "red")
         #expect(try Data(contentsOf: file) == before)
 
         // Another host does not see the session.
-        let other = try CourierProcess.run(
+        let other = try await CourierProcess.run(
             ["--session=work", "http://localhost:\(server.port)/headers"], environment: environment)
         #expect(try headers(other)["X-Team"] == nil)
         try await server.shutdown()
@@ -77,7 +77,9 @@ import Testing
              "headers": [{"name": "X-Foo", "value": "bar"}]}
             """.utf8
         ).write(to: session)
-        let result = try CourierProcess.run(["--session=\(session.path)", "http://localhost:\(server.port)/headers"])
+        let result = try await CourierProcess.run([
+            "--session=\(session.path)", "http://localhost:\(server.port)/headers",
+        ])
         let sent = try headers(result)
         #expect(sent["X-Foo"] == "bar")
         #expect(sent["Authorization"] == "Bearer tok123")
@@ -90,8 +92,8 @@ import Testing
         try await server.shutdown()
     }
 
-    @Test func badSessionNameIsAUsageError() throws {
-        let result = try CourierProcess.run(["--offline", "--session=a b", "x.org"])
+    @Test func badSessionNameIsAUsageError() async throws {
+        let result = try await CourierProcess.run(["--offline", "--session=a b", "x.org"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("--session \"a b\""))
     }

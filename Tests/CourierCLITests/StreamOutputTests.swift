@@ -20,11 +20,11 @@ import Testing
 
     /// Polls `condition` every 10 ms for at most `bound` seconds; the caller asserts on the
     /// outcome, never on the time it took.
-    func eventually(within bound: Double = 30, _ condition: () -> Bool) -> Bool {
+    func eventually(within bound: Double = 30, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(bound)
         while !condition() {
             if Date() > deadline { return false }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return true
     }
@@ -48,8 +48,8 @@ import Testing
         return (process, pipe, errURL)
     }
 
-    func finish(_ process: Process, errURL: URL) -> (status: Int32, stderr: String) {
-        if !eventually({ !process.isRunning }) {
+    func finish(_ process: Process, errURL: URL) async -> (status: Int32, stderr: String) {
+        if await !eventually({ !process.isRunning }) {
             process.terminate()
             Issue.record("courier did not exit")
         }
@@ -61,20 +61,20 @@ import Testing
 
     @Test func ndjsonLinesAreFormattedOneByOneWithStream() async throws {
         try await withServer { _, base in
-            let result = try CourierProcess.run(["--stream", "--pretty=format", "\(base)/ndjson?count=2"])
+            let result = try await CourierProcess.run(["--stream", "--pretty=format", "\(base)/ndjson?count=2"])
             #expect(result.status == 0)
             #expect(
                 result.stdoutText
                     == "{\n    \"id\": 1,\n    \"name\": \"item 1\"\n}\n{\n    \"id\": 2,\n    \"name\": \"item 2\"\n}\n"
             )
-            let raw = try CourierProcess.run(["-S", "\(base)/ndjson?count=2&crlf=1"])
+            let raw = try await CourierProcess.run(["-S", "\(base)/ndjson?count=2&crlf=1"])
             #expect(raw.stdoutText == "{\"id\":1,\"name\":\"item 1\"}\r\n{\"id\":2,\"name\":\"item 2\"}\r\n")
         }
     }
 
     @Test func eventStreamLinesColouredOnATerminal() async throws {
         try await withServer { _, base in
-            let result = try CourierProcess.run(
+            let result = try await CourierProcess.run(
                 ["-b", "\(base)/sse?count=1&event=tick"], environment: ["COURIER_FORCE_TTY": "1"])
             #expect(result.status == 0)
             let name = { (text: String) in "\u{1B}[36m\(text)\u{1B}[0m" }
@@ -97,7 +97,7 @@ import Testing
             #expect(String(decoding: received, as: UTF8.self).hasPrefix("id: 1\ndata: event 1\n\n"))
             #expect(process.isRunning, "the first event arrived only when the body ended")
             process.terminate()
-            let outcome = finish(process, errURL: errURL)
+            let outcome = await finish(process, errURL: errURL)
             #expect(outcome.status == 143)
         }
     }
@@ -108,11 +108,11 @@ import Testing
             let head = try pipe.fileHandleForReading.read(upToCount: 10)
             #expect(head?.count == 10)
             try pipe.fileHandleForReading.close()
-            let outcome = finish(process, errURL: errURL)
+            let outcome = await finish(process, errURL: errURL)
             #expect(outcome.status == 141)
             #expect(outcome.stderr == "courier: error: output closed before the body was written (broken pipe)\n")
             // The exchange was cancelled, not left to download 10 GiB.
-            #expect(eventually { server.stats.connectionsOpen == 0 })
+            #expect(await eventually { server.stats.connectionsOpen == 0 })
         }
     }
 
@@ -130,7 +130,7 @@ import Testing
                 _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
                 process.standardError = try FileHandle(forWritingTo: errURL)
                 try process.run()
-                let outcome = finish(process, errURL: errURL)
+                let outcome = await finish(process, errURL: errURL)
                 #expect(outcome.status == 1, "\(arguments)")
                 #expect(outcome.stderr == "courier: error: cannot write output: No space left on device\n")
             }
@@ -149,7 +149,7 @@ import Testing
             #expect(first == Data("*".utf8))
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
             process.terminate()
-            #expect(finish(process, errURL: errURL).status == 143)
+            #expect(await finish(process, errURL: errURL).status == 143)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
         }
     }

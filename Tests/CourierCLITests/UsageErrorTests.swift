@@ -4,9 +4,9 @@ import Testing
 /// Bad command lines exit 1 with one line on stderr that quotes the offending token.
 @Suite struct UsageErrorTests {
     func expectError(_ arguments: [String], _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation)
-        throws
+        async throws
     {
-        let result = try CourierProcess.run(arguments)
+        let result = try await CourierProcess.run(arguments)
         #expect(result.status == 1, sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
         #expect(result.stderr.hasPrefix("courier: error: "), sourceLocation: sourceLocation)
@@ -14,22 +14,33 @@ import Testing
         #expect(result.stderr.filter { $0 == "\n" }.count == 1, sourceLocation: sourceLocation)
     }
 
-    @Test func notAnItem() throws { try expectError(["--offline", "x.org", "bad"], "\"bad\": not a request item") }
-    @Test func missingFile() throws {
-        try expectError(["--offline", "-f", "x.org", "f@/nonexistent/file"], "\"f@/nonexistent/file\": no such file")
+    @Test func notAnItem() async throws {
+        try await expectError(["--offline", "x.org", "bad"], "\"bad\": not a request item")
     }
-    @Test func missingRawBodyFile() throws { try expectError(["--offline", "x.org", "@/nonexistent"], "no such file") }
-    @Test func missingDataFile() throws {
-        try expectError(["--offline", "x.org", "a=@/nonexistent"], "\"a=@/nonexistent\"")
+    @Test func missingFile() async throws {
+        try await expectError(
+            ["--offline", "-f", "x.org", "f@/nonexistent/file"], "\"f@/nonexistent/file\": no such file")
     }
-    @Test func invalidJSON() throws {
-        try expectError(["--offline", "x.org", "a:=nojson"], "\"a:=nojson\": not valid JSON")
+    @Test func missingRawBodyFile() async throws {
+        try await expectError(["--offline", "x.org", "@/nonexistent"], "no such file")
     }
-    @Test func headerWithValueAfterSemicolon() throws { try expectError(["--offline", "x.org", "a;b"], "\"a;b\"") }
-    @Test func invalidHeaderName() throws { try expectError(["--offline", "x.org", "a b:c"], "\"a b:c\"") }
-    @Test func fileFieldNeedsForm() throws { try expectError(["--offline", "x.org", "f@/etc/hostname"], "--form") }
-    @Test func rawJSONNeedsJSON() throws { try expectError(["--offline", "-f", "x.org", "a:=1"], "\"a:=1\"") }
-    @Test func badURL() throws { try expectError(["--offline", "ftp://x.org/"], "\"ftp://x.org/\"") }
+    @Test func missingDataFile() async throws {
+        try await expectError(["--offline", "x.org", "a=@/nonexistent"], "\"a=@/nonexistent\"")
+    }
+    @Test func invalidJSON() async throws {
+        try await expectError(["--offline", "x.org", "a:=nojson"], "\"a:=nojson\": not valid JSON")
+    }
+    @Test func headerWithValueAfterSemicolon() async throws {
+        try await expectError(["--offline", "x.org", "a;b"], "\"a;b\"")
+    }
+    @Test func invalidHeaderName() async throws { try await expectError(["--offline", "x.org", "a b:c"], "\"a b:c\"") }
+    @Test func fileFieldNeedsForm() async throws {
+        try await expectError(["--offline", "x.org", "f@/etc/hostname"], "--form")
+    }
+    @Test func rawJSONNeedsJSON() async throws {
+        try await expectError(["--offline", "-f", "x.org", "a:=1"], "\"a:=1\"")
+    }
+    @Test func badURL() async throws { try await expectError(["--offline", "ftp://x.org/"], "\"ftp://x.org/\"") }
     @Test(arguments: [
         ("ht!tp://bad url", "unknown scheme \"ht!tp\""),
         ("htp://x", "unknown scheme \"htp\""),
@@ -40,32 +51,32 @@ import Testing
         ("example.com:99999", "the port \"99999\""),
         ("http://:8080/", "the host is missing"),
     ])
-    func badURLIsOneLineQuotingIt(url: String, fragment: String) throws {
-        try expectError(["--offline", "GET", url], "\"\(url)\"")
-        try expectError(["--offline", "GET", url], fragment)
+    func badURLIsOneLineQuotingIt(url: String, fragment: String) async throws {
+        try await expectError(["--offline", "GET", url], "\"\(url)\"")
+        try await expectError(["--offline", "GET", url], fragment)
     }
 
-    @Test func urlPasswordIsRedactedInErrors() throws {
-        try expectError(["--offline", "htp://ann:hunter2@x.org/"], "\"htp://ann:<redacted>@x.org/\"")
-        let result = try CourierProcess.run(["--offline", "http://ann:hunter2@exa mple.org/"])
+    @Test func urlPasswordIsRedactedInErrors() async throws {
+        try await expectError(["--offline", "htp://ann:hunter2@x.org/"], "\"htp://ann:<redacted>@x.org/\"")
+        let result = try await CourierProcess.run(["--offline", "http://ann:hunter2@exa mple.org/"])
         #expect(!result.stderr.contains("hunter2"))
     }
 
-    @Test func badPrint() throws { try expectError(["--offline", "--print=Hx", "x.org"], "--print") }
-    @Test func badPretty() throws { try expectError(["--offline", "--pretty=loud", "x.org"], "--pretty") }
-    @Test func unknownOption() throws { try expectError(["--nope", "x.org"], "--nope") }
-    @Test func missingURL() throws { try expectError(["--offline"], "URL") }
-    @Test func continueNeedsOutput() throws { try expectError(["-d", "-c", "x.org"], "--continue") }
-    @Test func boundaryNeedsMultipart() throws {
-        try expectError(["--offline", "--boundary=xyz", "x.org", "a=1"], "--boundary")
+    @Test func badPrint() async throws { try await expectError(["--offline", "--print=Hx", "x.org"], "--print") }
+    @Test func badPretty() async throws { try await expectError(["--offline", "--pretty=loud", "x.org"], "--pretty") }
+    @Test func unknownOption() async throws { try await expectError(["--nope", "x.org"], "--nope") }
+    @Test func missingURL() async throws { try await expectError(["--offline"], "URL") }
+    @Test func continueNeedsOutput() async throws { try await expectError(["-d", "-c", "x.org"], "--continue") }
+    @Test func boundaryNeedsMultipart() async throws {
+        try await expectError(["--offline", "--boundary=xyz", "x.org", "a=1"], "--boundary")
     }
 }
 
 /// `courier --help` as httpie's `http --help`; completion scripts at the root.
 @Suite struct HelpTests {
-    @Test func rootHelpShowsTheRequestFirstThenTheSubcommands() throws {
+    @Test func rootHelpShowsTheRequestFirstThenTheSubcommands() async throws {
         for arguments in [["--help"], ["help"], ["--offline", "--help"]] {
-            let result = try CourierProcess.run(arguments)
+            let result = try await CourierProcess.run(arguments)
             #expect(result.status == 0)
             let text = result.stdoutText
             #expect(text.hasPrefix("USAGE: courier [<options>] [METHOD] URL [ITEM ...]\n"), "\(arguments)")
@@ -77,13 +88,13 @@ import Testing
             }
             #expect(text[subcommands.upperBound...].contains("serve"))
         }
-        let serve = try CourierProcess.run(["serve", "--help"])
+        let serve = try await CourierProcess.run(["serve", "--help"])
         #expect(serve.stdoutText.contains("USAGE: courier serve"))
     }
 
     @Test(arguments: ["bash", "zsh", "fish"])
-    func completionScriptsAreGeneratedAtTheRoot(shell: String) throws {
-        let result = try CourierProcess.run(["--generate-completion-script", shell])
+    func completionScriptsAreGeneratedAtTheRoot(shell: String) async throws {
+        let result = try await CourierProcess.run(["--generate-completion-script", shell])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText.contains("courier"))
         #expect(result.stdoutText.contains("--follow"))
