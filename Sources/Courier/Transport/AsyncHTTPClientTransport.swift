@@ -272,8 +272,8 @@ public final class AsyncHTTPClientTransport: Transport {
             return .bytes(bytes)
         }
         let chunks = try body.makeChunks()
-        guard let uploadProgress else { return .stream(chunks, length: length) }
-        return .stream(UploadProgressChunks(base: chunks, report: uploadProgress), length: length)
+        guard let uploadProgress else { return .stream(PacedChunks(chunks), length: length) }
+        return .stream(PacedChunks(UploadProgressChunks(base: chunks, report: uploadProgress)), length: length)
     }
 
     /// Headers that the body decides are left to AsyncHTTPClient, which derives them from the body's
