@@ -38,8 +38,9 @@ import Testing
         var configuration = AsyncHTTPClientTransport.Configuration()
         try configuration.apply(.default)
         let transport = AsyncHTTPClientTransport(configuration: configuration)
-        // A bound, in case AsyncHTTPClient retries failed connection attempts until the deadline.
-        let request = Request(url: server.url("/get"), timeoutInterval: 3)
+        // A bound, in case AsyncHTTPClient retries failed connection attempts until the deadline;
+        // generous, since the parallel suite on two cores can delay a handshake by seconds.
+        let request = Request(url: server.url("/get"), timeoutInterval: 60)
         var caught: (any Error)?
         do {
             _ = try await transport.send(request, uploadProgress: nil)

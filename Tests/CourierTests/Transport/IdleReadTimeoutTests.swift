@@ -10,13 +10,14 @@ import Testing
 @Suite("Idle read timeout on the delegate path", .timeLimit(.minutes(3)))
 struct IdleReadTimeoutTests {
     @Test func aBodyThatKeepsComingOutlivesTheReadTimeout() async throws {
-        // 25 bytes, one every 400 ms: 10 s in all, more than twice the 4 s read timeout, but
-        // never 4 s without a byte. The tenfold margin is for the full parallel suite, where the
-        // 1 GiB stream and the 10,000-request HTTP/2 tests keep both event loops busy for seconds.
-        try await withFaultSession(transport: { $0.readTimeout = .seconds(4) }) { server, manager, _ in
-            let response = try await manager.data(for: Request(url: server.url("/drip?numbytes=25&duration=10")))
+        // 40 bytes, one every 500 ms: 20 s in all, more than the 15 s read timeout, but never
+        // 15 s without a byte. The thirtyfold margin is for the full parallel suite with nginx
+        // and httpbin up, where the 1 GiB stream, the 256 MiB uploads and the HTTP/2 load tests
+        // held both event loops long enough to trip a tenfold one (4 s against 400 ms drips).
+        try await withFaultSession(transport: { $0.readTimeout = .seconds(15) }) { server, manager, _ in
+            let response = try await manager.data(for: Request(url: server.url("/drip?numbytes=40&duration=20")))
             #expect(response.response.statusCode == 200)
-            #expect(response.data.count == 25)
+            #expect(response.data.count == 40)
         }
     }
 
