@@ -31,6 +31,8 @@ final class URLSessionExchange: Sendable {
         var failure: (any Error)?
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
+        /// Whether the recorder was told the whole body went out (so the head does not say it later).
+        var sentRecorded = false
         var isSuspended = false
         var task: URLSessionTask?
         var deadlineTimer: Task<Void, Never>?
@@ -160,18 +162,20 @@ final class URLSessionExchange: Sendable {
     func didReceive(response: URLResponse) {
         guard let http = response as? HTTPURLResponse else { return }
         let head = URLSessionResponseHead.make(from: http, url: url)
-        let (waiter, sent) = state.withLockedValue {
-            state -> (CheckedContinuation<ResponseHead, any Error>?, Int64?) in
-            guard state.head == nil, state.failure == nil else { return (nil, nil) }
+        let (isFirst, waiter, sent) = state.withLockedValue {
+            state -> (Bool, CheckedContinuation<ResponseHead, any Error>?, Int64?) in
+            guard state.head == nil, state.failure == nil else { return (false, nil, nil) }
             state.head = head
-            defer { state.headWaiter = nil }
-            return (state.headWaiter, state.bytesSent)
+            defer {
+                state.headWaiter = nil
+                state.sentRecorded = true
+            }
+            return (true, state.headWaiter, state.sentRecorded ? nil : state.bytesSent)
         }
-        if let recorder, let sent {
-            // URLSession says nothing of the head going out; a response means the request did.
-            recorder.requestSent(bodyBytes: sent)
-            recorder.responseHeadReceived()
-        }
+        guard isFirst else { return }
+        // URLSession says nothing of the head going out; a response means the request did.
+        if let sent { recorder?.requestSent(bodyBytes: sent) }
+        recorder?.responseHeadReceived()
         waiter?.resume(returning: head)
     }
 
@@ -199,14 +203,16 @@ final class URLSessionExchange: Sendable {
 
     func didSend(totalBytes: Int64, expected: Int64) {
         guard uploadProgress != nil || recorder != nil else { return }
-        let advanced = state.withLockedValue { state -> Int64? in
-            guard totalBytes > state.bytesSent else { return nil }
+        let (advanced, complete) = state.withLockedValue { state -> (Int64?, Bool) in
+            guard totalBytes > state.bytesSent else { return (nil, false) }
             state.bytesSent = totalBytes
-            return totalBytes
+            let complete = totalBytes == expected && !state.sentRecorded
+            if complete { state.sentRecorded = true }
+            return (totalBytes, complete)
         }
         guard let advanced else { return }
         uploadProgress?(advanced)
-        if advanced == expected { recorder?.requestSent(bodyBytes: advanced) }
+        if complete { recorder?.requestSent(bodyBytes: advanced) }
     }
 
     func didComplete(task: URLSessionTask, error: (any Error)?) {
