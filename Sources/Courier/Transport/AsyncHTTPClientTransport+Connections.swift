@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
+import NIOSSL
 
 /// What AsyncHTTPClient 1.37 does not say about a request's connection (new or reused, the
 /// peer's address), learned from its connection debug initializers.
@@ -38,8 +39,8 @@ final class ConnectionLedger: Sendable {
         // expected gets no probe (its requests report no connection) rather than failing.
         configuration.http1_1ConnectionDebugInitializer = { [self] channel in
             Self.onLoop(of: channel) {
-                Self.widenReads(of: channel)
                 let sync = channel.pipeline.syncOperations
+                if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil { Self.widenReads(of: channel) }
                 guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
                 let probe = RequestHeadProbe(
                     ledger: self, remoteAddress: Self.describe(channel.remoteAddress), counter: ConnectionUseCounter())
@@ -48,7 +49,6 @@ final class ConnectionLedger: Sendable {
         }
         configuration.http2ConnectionDebugInitializer = { channel in
             Self.onLoop(of: channel) {
-                Self.widenReads(of: channel)
                 try? channel.pipeline.syncOperations.addHandler(ConnectionUseCounter())
             }
         }
@@ -73,6 +73,10 @@ final class ConnectionLedger: Sendable {
     /// runs the HTTP decoder, AsyncHTTPClient's state machine, the delegate and a wake-up of the
     /// reading task; small responses are unchanged, since the size only grows after reads that
     /// filled the buffer. Memory stays bounded by the delegate's backpressure (a mebibyte held).
+    ///
+    /// Plain HTTP/1.1 connections only: measured against nginx (512 MiB, six runs each), wide
+    /// reads over TLS took 0.45-0.83 s and 65-103 MiB against 0.32-0.51 s and 51-57 MiB without,
+    /// and over HTTP/2 1.6-2.1 s and 124-173 MiB against 0.86-1.09 s and 63-73 MiB.
     private static func widenReads(of channel: any Channel) {
         let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
         try? channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: allocator)
