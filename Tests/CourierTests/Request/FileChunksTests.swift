@@ -4,7 +4,8 @@ import Testing
 
 @testable import Courier
 
-/// The file reader behind streamed (TLS, throttled) uploads: exact bytes, reused buffers.
+/// The file reader behind streamed (TLS, throttled) uploads: exact bytes, reused buffers, a
+/// file closed however the read ends.
 @Suite struct FileChunksTests {
     @Test func aReleasedBufferIsReadIntoAgainInsteadOfAllocatingANewOne() async throws {
         let directory = FileManager.default.temporaryDirectory
@@ -69,5 +70,35 @@ import Testing
         await expectCode(.bodyLengthMismatch) {
             for try await _ in try body.makeChunks() {}
         }
+    }
+
+    @Test func aReaderDroppedHalfwayClosesItsFile() async throws {
+        let file = try temporaryFile(patternData(count: 3 << 20, seed: 4), in: FileManager.default.temporaryDirectory)
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            var iterator = FileChunks(path: file.path, offset: 0, length: 3 << 20).makeAsyncIterator()
+            _ = try await iterator.next()
+            #expect(ProcessProbe.descriptorCount(openOn: file.path) ?? 1 == 1)
+        }
+        // Dropped after one of three chunks, as a cancelled upload drops it.
+        #expect(ProcessProbe.descriptorCount(openOn: file.path) ?? 0 == 0)
+    }
+
+    @Test func aReaderThatEndsClosesItsFile() async throws {
+        let file = try temporaryFile(patternData(count: 100, seed: 6), in: FileManager.default.temporaryDirectory)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var iterator = FileChunks(path: file.path, offset: 0, length: 100).makeAsyncIterator()
+        while try await iterator.next() != nil {}
+        #expect(ProcessProbe.descriptorCount(openOn: file.path) ?? 0 == 0)
+    }
+
+    @Test func aFileRemovedBeforeItIsReadIsAnInvalidFileNamingTheReason() async throws {
+        let file = try temporaryFile(Data(count: 10), in: FileManager.default.temporaryDirectory)
+        let body = try RequestBody.file(file)
+        try FileManager.default.removeItem(at: file)
+        let error = await expectCode(.invalidFile) {
+            for try await _ in try body.makeChunks() {}
+        }
+        #expect(error?.message.contains("No such file or directory") == true, "\(String(describing: error))")
     }
 }

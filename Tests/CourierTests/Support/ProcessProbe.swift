@@ -7,6 +7,16 @@ enum ProcessProbe {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")).map(\.count)
     }
 
+    /// The number of this process's descriptors open on the file at `path`, or nil where
+    /// `/proc/self/fd` does not exist. Other tests cannot change it, unlike the total count.
+    static func descriptorCount(openOn path: String) -> Int? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return entries.filter { entry in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry)) == target
+        }.count
+    }
+
     /// The resident set size in bytes (`VmRSS`), or nil where `/proc/self/status` does not exist.
     static func residentBytes() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
