@@ -63,11 +63,15 @@ struct AttemptList: Sendable {
     var array: [AttemptMetrics] { first.map { [$0] + rest } ?? [] }
 
     /// The latest attempt.
-    var last: AttemptMetrics? {
-        get { rest.last ?? first }
-        set {
-            guard let newValue else { return }
-            if rest.isEmpty { first = newValue } else { rest[rest.count - 1] = newValue }
+    var last: AttemptMetrics? { rest.last ?? first }
+
+    /// Changes the latest attempt where it is stored: copying one out and back costs a
+    /// small GET a few thousand instructions (its instants are resilient types).
+    mutating func modifyLast(_ change: (inout AttemptMetrics) -> Void) {
+        if !rest.isEmpty {
+            change(&rest[rest.count - 1])
+        } else if first != nil {
+            change(&first!)
         }
     }
 

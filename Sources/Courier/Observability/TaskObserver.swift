@@ -57,25 +57,26 @@ struct TaskObserver {
 
     /// The attempt's response head arrived.
     mutating func attemptAnswered(_ head: ResponseHead) {
-        guard var attempt = attempts.last else { return }
-        attempt.responseHeadReceived = .now
-        attempt.statusCode = head.statusCode
-        attempt.httpVersion = head.httpVersion
-        attempts.last = attempt
+        attempts.modifyLast { attempt in
+            attempt.responseHeadReceived = .now
+            attempt.statusCode = head.statusCode
+            attempt.httpVersion = head.httpVersion
+        }
     }
 
     /// The attempt's body was read to its end (`decodedBytes` of it), or dropped unread (nil).
     mutating func attemptBodyEnded(decodedBytes: Int64?, head: ResponseHead?) {
-        guard attemptOpen, var attempt = attempts.last else { return }
+        guard attemptOpen else { return }
         if let decodedBytes {
-            attempt.responseBodyComplete = .now
-            attempt.decodedBytesReceived = decodedBytes
-            if let head, !head.hasContentCoding {
-                attempt.bytesReceived = decodedBytes
-            } else if let length = head?.expectedContentLength {
-                attempt.bytesReceived = length
+            attempts.modifyLast { attempt in
+                attempt.responseBodyComplete = .now
+                attempt.decodedBytesReceived = decodedBytes
+                if let head, !head.hasContentCoding {
+                    attempt.bytesReceived = decodedBytes
+                } else if let length = head?.expectedContentLength {
+                    attempt.bytesReceived = length
+                }
             }
-            attempts.last = attempt
         }
         endAttempt(errorCode: nil)
     }
@@ -107,33 +108,41 @@ struct TaskObserver {
     /// Merges what the transport reported into the attempt, then reports the attempt.
     private mutating func endAttempt(errorCode: CourierError.Code?) {
         attemptOpen = false
-        guard var attempt = attempts.last else { return }
-        if let observation = recorder?.observation {
-            attempt.requestHeadSent = observation.requestHeadSent
-            attempt.requestBodySent = observation.requestBodySent
-            if let instant = observation.responseHeadReceived, attempt.responseHeadReceived != nil {
-                attempt.responseHeadReceived = instant
-            }
-            if let instant = observation.responseBodyComplete, attempt.responseBodyComplete != nil {
-                attempt.responseBodyComplete = instant
-            }
-            if let wire = observation.wireBodyBytesReceived, attempt.responseBodyComplete != nil {
-                attempt.bytesReceived = wire
-            }
-            if let sent = observation.bodyBytesSent {
-                attempt.bytesSent = sent
-            } else if attempt.responseHeadReceived != nil {
-                attempt.bytesSent = bodyLength ?? 0
-            }
-            if let connection = observation.connection {
-                attempt.reusedConnection = connection.reused
-                attempt.remoteAddress = connection.remoteAddress
-                attempt.httpVersion = attempt.httpVersion ?? connection.httpVersion
-            }
+        let observation = recorder?.observation
+        let bodyLength = bodyLength
+        attempts.modifyLast { attempt in
+            if let observation { Self.merge(observation, into: &attempt, bodyLength: bodyLength) }
+            attempt.errorCode = errorCode
         }
-        attempt.errorCode = errorCode
-        attempts.last = attempt
         recorder = nil
-        if telemetry != nil { endTelemetry(attempt) }
+        if telemetry != nil, let attempt = attempts.last { endTelemetry(attempt) }
+    }
+
+    /// Fills the attempt with what the transport reported; the session's own instants stand
+    /// where the transport reported none.
+    private static func merge(
+        _ observation: ExchangeObservation, into attempt: inout AttemptMetrics, bodyLength: Int64?
+    ) {
+        attempt.requestHeadSent = observation.requestHeadSent
+        attempt.requestBodySent = observation.requestBodySent
+        if let instant = observation.responseHeadReceived, attempt.responseHeadReceived != nil {
+            attempt.responseHeadReceived = instant
+        }
+        if let instant = observation.responseBodyComplete, attempt.responseBodyComplete != nil {
+            attempt.responseBodyComplete = instant
+        }
+        if let wire = observation.wireBodyBytesReceived, attempt.responseBodyComplete != nil {
+            attempt.bytesReceived = wire
+        }
+        if let sent = observation.bodyBytesSent {
+            attempt.bytesSent = sent
+        } else if attempt.responseHeadReceived != nil {
+            attempt.bytesSent = bodyLength ?? 0
+        }
+        if let connection = observation.connection {
+            attempt.reusedConnection = connection.reused
+            attempt.remoteAddress = connection.remoteAddress
+            attempt.httpVersion = attempt.httpVersion ?? connection.httpVersion
+        }
     }
 }
