@@ -90,9 +90,15 @@ struct HTTP2FaultTests {
             #expect(tooLarge.stdout == "413 Payload Too Large\n\n413")
 
             // curl 7.88 reads the whole answer but then keeps waiting to send the rest of its body
-            // after RST_STREAM(NO_ERROR) (RFC 9113 §8.1 says to stop); its --max-time ends that.
+            // after RST_STREAM(NO_ERROR) (RFC 9113 §8.1 says to stop). Its low-speed limit ends
+            // that wait (2 s with nothing moving); a fixed --max-time of 3 s also cut off the
+            // answer itself when the full suite loaded both cores.
             let ok = try await Harness.curlHTTP2(
-                context, "/fault/early-answer", ["-T", file.path, "--max-time", "3", "--write-out", "\n%{http_code}"])
+                context, "/fault/early-answer",
+                [
+                    "-T", file.path, "--speed-limit", "1", "--speed-time", "2", "--max-time", "120",
+                    "--write-out", "\n%{http_code}",
+                ])
             #expect(ok.exitCode == 0 || ok.exitCode == 28, "\(ok.stderr)")
             #expect(ok.stdout == "ok\n\n200")
             #expect(context.server.stats.http2StreamsReset == 2)
