@@ -7,23 +7,34 @@ import Foundation
 /// Instants come from `ContinuousClock`, so durations are monotonic and comparable within the
 /// process; they are not wall-clock times. Read them on ``SessionResponse/metrics``.
 public struct TaskMetrics: Sendable {
-    /// When the task began its first attempt.
-    public var taskStart: ContinuousClock.Instant
-    /// When the task's outcome was ready (for a streamed response: when its head arrived).
-    public var taskEnd: ContinuousClock.Instant
+    /// When the task began its first attempt, and when its outcome was ready (see
+    /// ``ClockReading`` for why not as `Instant`s).
+    var started, ended: ClockReading
     /// The attempts, kept so that a task of one attempt (nearly all) allocates no array until
     /// someone reads ``attempts``.
     var attemptList: AttemptList
 
     /// Makes metrics from their parts.
     public init(taskStart: ContinuousClock.Instant, taskEnd: ContinuousClock.Instant, attempts: [AttemptMetrics]) {
-        self.init(taskStart: taskStart, taskEnd: taskEnd, attemptList: AttemptList(attempts))
+        self.init(started: ClockReading(taskStart), ended: ClockReading(taskEnd), attemptList: AttemptList(attempts))
     }
 
-    init(taskStart: ContinuousClock.Instant, taskEnd: ContinuousClock.Instant, attemptList: AttemptList) {
-        self.taskStart = taskStart
-        self.taskEnd = taskEnd
+    init(started: ClockReading, ended: ClockReading, attemptList: AttemptList) {
+        self.started = started
+        self.ended = ended
         self.attemptList = attemptList
+    }
+
+    /// When the task began its first attempt.
+    public var taskStart: ContinuousClock.Instant {
+        get { started.instant }
+        set { started = ClockReading(newValue) }
+    }
+
+    /// When the task's outcome was ready (for a streamed response: when its head arrived).
+    public var taskEnd: ContinuousClock.Instant {
+        get { ended.instant }
+        set { ended = ClockReading(newValue) }
     }
 
     /// Every exchange the task made, in order: the first request, each redirect hop and each retry.
@@ -34,12 +45,12 @@ public struct TaskMetrics: Sendable {
 
     /// No attempts, for a response that no task made.
     static var unrecorded: TaskMetrics {
-        let now = ContinuousClock.now
-        return TaskMetrics(taskStart: now, taskEnd: now, attemptList: AttemptList())
+        let now = ClockReading.now
+        return TaskMetrics(started: now, ended: now, attemptList: AttemptList())
     }
 
     /// The whole task, first attempt to outcome.
-    public var taskInterval: Duration { taskStart.duration(to: taskEnd) }
+    public var taskInterval: Duration { started.duration(to: ended) }
     /// Redirects followed.
     public var redirectCount: Int { attemptList.count { $0.reason == .redirect } }
     /// Requests sent again after a failure or a retryable answer.
@@ -107,17 +118,9 @@ public struct AttemptMetrics: Sendable {
     public var method: HTTPMethod
     /// The request URL, credentials included (redact before logging it).
     public var url: URL
-    /// When the session handed the request to the transport.
-    public var requestStart: ContinuousClock.Instant
-    /// When the request head went out, if the transport said.
-    public var requestHeadSent: ContinuousClock.Instant?
-    /// When the whole request went out, if the transport said.
-    public var requestBodySent: ContinuousClock.Instant?
-    /// When the response head arrived; nil when none did.
-    public var responseHeadReceived: ContinuousClock.Instant?
-    /// When the response body ended; nil when it was not read to its end (a failure, a
-    /// streamed response still being read, or a redirect body dropped unread).
-    public var responseBodyComplete: ContinuousClock.Instant?
+    /// The instants below, as ``ClockReading``s (plain values to copy).
+    var started: ClockReading
+    var headSent, bodySent, headReceived, bodyComplete: ClockReading?
     /// Request body bytes sent: the transport's count, else the body's length once a response
     /// arrived, else 0.
     public var bytesSent: Int64
@@ -141,18 +144,53 @@ public struct AttemptMetrics: Sendable {
 
     /// Makes an attempt's metrics as of its start.
     public init(reason: Reason, method: HTTPMethod, url: URL, requestStart: ContinuousClock.Instant) {
+        self.init(reason: reason, method: method, url: url, started: ClockReading(requestStart))
+    }
+
+    init(reason: Reason, method: HTTPMethod, url: URL, started: ClockReading) {
         self.reason = reason
         self.method = method
         self.url = url
-        self.requestStart = requestStart
+        self.started = started
         self.bytesSent = 0
         self.decodedBytesReceived = 0
     }
 
+    /// When the session handed the request to the transport.
+    public var requestStart: ContinuousClock.Instant {
+        get { started.instant }
+        set { started = ClockReading(newValue) }
+    }
+
+    /// When the request head went out, if the transport said.
+    public var requestHeadSent: ContinuousClock.Instant? {
+        get { headSent.instant }
+        set { headSent = newValue.map(ClockReading.init) }
+    }
+
+    /// When the whole request went out, if the transport said.
+    public var requestBodySent: ContinuousClock.Instant? {
+        get { bodySent.instant }
+        set { bodySent = newValue.map(ClockReading.init) }
+    }
+
+    /// When the response head arrived; nil when none did.
+    public var responseHeadReceived: ContinuousClock.Instant? {
+        get { headReceived.instant }
+        set { headReceived = newValue.map(ClockReading.init) }
+    }
+
+    /// When the response body ended; nil when it was not read to its end (a failure, a
+    /// streamed response still being read, or a redirect body dropped unread).
+    public var responseBodyComplete: ContinuousClock.Instant? {
+        get { bodyComplete.instant }
+        set { bodyComplete = newValue.map(ClockReading.init) }
+    }
+
     /// Request start to response head: the time to first byte, as curl's `time_starttransfer`.
-    public var timeToResponseHead: Duration? { responseHeadReceived.map { requestStart.duration(to: $0) } }
+    public var timeToResponseHead: Duration? { headReceived.map { started.duration(to: $0) } }
     /// Request start to body end (or to the head, when the body was not read to its end).
     public var duration: Duration? {
-        (responseBodyComplete ?? responseHeadReceived).map { requestStart.duration(to: $0) }
+        (bodyComplete ?? headReceived).map { started.duration(to: $0) }
     }
 }

@@ -75,8 +75,8 @@ extension TaskObserver {
             var dimensions = serverDimensions(attempt.method, attempt.url)
             if let status = attempt.statusCode { dimensions.append(("http.response.status_code", String(status))) }
             if let errorType { dimensions.append(("error.type", errorType)) }
-            let end = attempt.responseBodyComplete ?? attempt.responseHeadReceived ?? .now
-            let elapsed = attempt.requestStart.duration(to: end)
+            let end = attempt.bodyComplete ?? attempt.headReceived ?? .now
+            let elapsed = attempt.started.duration(to: end)
             Timer(label: MetricName.requestDuration, dimensions: dimensions, factory: factory)
                 .recordNanoseconds(
                     elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)

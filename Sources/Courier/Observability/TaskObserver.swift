@@ -8,7 +8,7 @@ import Tracing
 /// arrives through the attempt's ``ExchangeRecorder``.
 struct TaskObserver {
     let instruments: SessionInstruments
-    let taskStart: ContinuousClock.Instant
+    let taskStart: ClockReading
     private(set) var attempts = AttemptList()
     /// Why the next attempt is made; set by the driver before it loops.
     var nextReason = AttemptMetrics.Reason.initial
@@ -50,7 +50,7 @@ struct TaskObserver {
         attemptOpen = true
         bodyLength = request.body.isEmpty ? 0 : request.body.contentLength
         attempts.append(
-            AttemptMetrics(reason: nextReason, method: request.method, url: request.url, requestStart: .now))
+            AttemptMetrics(reason: nextReason, method: request.method, url: request.url, started: .now))
         if telemetry != nil { beginTelemetry(&request) }
         return recorder
     }
@@ -58,7 +58,7 @@ struct TaskObserver {
     /// The attempt's response head arrived.
     mutating func attemptAnswered(_ head: ResponseHead) {
         attempts.modifyLast { attempt in
-            attempt.responseHeadReceived = .now
+            attempt.headReceived = .now
             attempt.statusCode = head.statusCode
             attempt.httpVersion = head.httpVersion
         }
@@ -69,7 +69,7 @@ struct TaskObserver {
         guard attemptOpen else { return }
         if let decodedBytes {
             attempts.modifyLast { attempt in
-                attempt.responseBodyComplete = .now
+                attempt.bodyComplete = .now
                 attempt.decodedBytesReceived = decodedBytes
                 if let head, !head.hasContentCoding {
                     attempt.bytesReceived = decodedBytes
@@ -90,7 +90,7 @@ struct TaskObserver {
     /// The metrics so far, ending now; any open attempt is closed first.
     mutating func metrics() -> TaskMetrics {
         if attemptOpen { endAttempt(errorCode: nil) }
-        return TaskMetrics(taskStart: taskStart, taskEnd: .now, attemptList: attempts)
+        return TaskMetrics(started: taskStart, ended: .now, attemptList: attempts)
     }
 
     /// The task's outcome: closes any open attempt and the task's span.
@@ -123,20 +123,20 @@ struct TaskObserver {
     private static func merge(
         _ observation: ExchangeObservation, into attempt: inout AttemptMetrics, bodyLength: Int64?
     ) {
-        attempt.requestHeadSent = observation.requestHeadSent
-        attempt.requestBodySent = observation.requestBodySent
-        if let instant = observation.responseHeadReceived, attempt.responseHeadReceived != nil {
-            attempt.responseHeadReceived = instant
+        attempt.headSent = observation.headSent
+        attempt.bodySent = observation.bodySent
+        if let reading = observation.headReceived, attempt.headReceived != nil {
+            attempt.headReceived = reading
         }
-        if let instant = observation.responseBodyComplete, attempt.responseBodyComplete != nil {
-            attempt.responseBodyComplete = instant
+        if let reading = observation.bodyComplete, attempt.bodyComplete != nil {
+            attempt.bodyComplete = reading
         }
-        if let wire = observation.wireBodyBytesReceived, attempt.responseBodyComplete != nil {
+        if let wire = observation.wireBodyBytesReceived, attempt.bodyComplete != nil {
             attempt.bytesReceived = wire
         }
         if let sent = observation.bodyBytesSent {
             attempt.bytesSent = sent
-        } else if attempt.responseHeadReceived != nil {
+        } else if attempt.headReceived != nil {
             attempt.bytesSent = bodyLength ?? 0
         }
         if let connection = observation.connection {

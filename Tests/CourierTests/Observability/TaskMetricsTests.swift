@@ -160,4 +160,45 @@ struct TaskMetricsTests {
         #expect(attempt.remoteAddress == nil)
         #expect(attempt.responseBodyComplete != nil)
     }
+
+    /// The metrics keep their instants in another form (see `ClockReading`); what a caller or a
+    /// transport sets must come back exactly, before and after the first reading taken.
+    @Test func instantsSetFromOutsideComeBackExactly() throws {
+        let now = ContinuousClock.now
+        let earlier = now - .seconds(86_400)
+        let later = now + .nanoseconds(1) + .seconds(3)
+        var attempt = AttemptMetrics(
+            reason: .retry, method: .post, url: URL(string: "http://scripted.test/a")!, requestStart: earlier)
+        attempt.requestHeadSent = now
+        attempt.requestBodySent = later
+        attempt.responseHeadReceived = later
+        #expect(attempt.requestStart == earlier)
+        #expect(attempt.requestHeadSent == now)
+        #expect(attempt.requestBodySent == later)
+        #expect(attempt.responseBodyComplete == nil)
+        #expect(attempt.timeToResponseHead == earlier.duration(to: later))
+        attempt.responseHeadReceived = nil
+        #expect(attempt.responseHeadReceived == nil)
+        #expect(attempt.duration == nil)
+
+        var metrics = TaskMetrics(taskStart: earlier, taskEnd: later, attempts: [attempt])
+        #expect(metrics.taskStart == earlier)
+        #expect(metrics.taskEnd == later)
+        #expect(metrics.taskInterval == earlier.duration(to: later))
+        metrics.taskEnd = now
+        #expect(metrics.taskInterval == earlier.duration(to: now))
+
+        let recorder = ExchangeRecorder()
+        recorder.requestHeadSent(at: earlier)
+        recorder.requestSent(bodyBytes: 7, at: now)
+        recorder.responseHeadReceived()
+        recorder.responseBodyReceived(wireBytes: 9, at: later)
+        let observation = recorder.observation
+        #expect(observation.requestHeadSent == earlier)
+        #expect(observation.requestBodySent == now)
+        #expect(try #require(observation.responseHeadReceived) >= now)
+        #expect(observation.responseBodyComplete == later)
+        #expect(observation.bodyBytesSent == 7)
+        #expect(observation.wireBodyBytesReceived == 9)
+    }
 }

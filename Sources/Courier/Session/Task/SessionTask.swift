@@ -199,6 +199,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         } onCancel: {
             self.cancel()
         }
+        // The run published the outcome before it returned; waiting for it would only cost a
+        // continuation.
+        if let published = machine.withLockedValue({ $0.result }) { return try published.get() }
         return try await outcome().get()
     }
 
