@@ -9,73 +9,37 @@ import NIOConcurrencyHelpers
 /// and a short lock) and safe from any thread, event loops included; later calls overwrite
 /// earlier ones.
 public struct ExchangeRecorder: Sendable {
-    private let box: NIOLockedValueBox<ExchangeObservation>
+    private let box: NIOLockedValueBox<ExchangeRecord>
 
     /// Makes an empty recorder.
     public init() {
-        box = NIOLockedValueBox(ExchangeObservation())
+        box = NIOLockedValueBox(ExchangeRecord())
     }
 
     /// The request head was handed to the connection.
-    public func requestHeadSent(at instant: ContinuousClock.Instant) {
-        requestHeadSent(at: ClockReading(instant))
-    }
-
-    /// The request head was handed to the connection just now.
-    public func requestHeadSent() {
-        requestHeadSent(at: ClockReading.now)
-    }
-
-    private func requestHeadSent(at reading: ClockReading) {
-        box.withLockedValue { $0.headSent = reading }
+    public func requestHeadSent(at instant: ContinuousClock.Instant = .now) {
+        box.withLockedValue { $0.headSent = ClockReading(instant) }
     }
 
     /// The whole request, body included, was handed to the connection; `bodyBytes` is how many
     /// body bytes went out, when the transport counted them.
-    public func requestSent(bodyBytes: Int64? = nil, at instant: ContinuousClock.Instant) {
-        requestSent(bodyBytes: bodyBytes, at: ClockReading(instant))
-    }
-
-    /// The whole request went out just now; `bodyBytes` as in ``requestSent(bodyBytes:at:)``.
-    public func requestSent(bodyBytes: Int64? = nil) {
-        requestSent(bodyBytes: bodyBytes, at: ClockReading.now)
-    }
-
-    private func requestSent(bodyBytes: Int64?, at reading: ClockReading) {
+    public func requestSent(bodyBytes: Int64? = nil, at instant: ContinuousClock.Instant = .now) {
         box.withLockedValue {
-            $0.bodySent = reading
+            $0.bodySent = ClockReading(instant)
             if let bodyBytes { $0.bodyBytesSent = bodyBytes }
         }
     }
 
     /// The response head arrived.
-    public func responseHeadReceived(at instant: ContinuousClock.Instant) {
-        responseHeadReceived(at: ClockReading(instant))
-    }
-
-    /// The response head arrived just now.
-    public func responseHeadReceived() {
-        responseHeadReceived(at: ClockReading.now)
-    }
-
-    private func responseHeadReceived(at reading: ClockReading) {
-        box.withLockedValue { $0.headReceived = reading }
+    public func responseHeadReceived(at instant: ContinuousClock.Instant = .now) {
+        box.withLockedValue { $0.headReceived = ClockReading(instant) }
     }
 
     /// The response body ended; `wireBytes` is its length as received, before any content
     /// decoding, when the transport counted it.
-    public func responseBodyReceived(wireBytes: Int64? = nil, at instant: ContinuousClock.Instant) {
-        responseBodyReceived(wireBytes: wireBytes, at: ClockReading(instant))
-    }
-
-    /// The response body ended just now; `wireBytes` as in ``responseBodyReceived(wireBytes:at:)``.
-    public func responseBodyReceived(wireBytes: Int64? = nil) {
-        responseBodyReceived(wireBytes: wireBytes, at: ClockReading.now)
-    }
-
-    private func responseBodyReceived(wireBytes: Int64?, at reading: ClockReading) {
+    public func responseBodyReceived(wireBytes: Int64? = nil, at instant: ContinuousClock.Instant = .now) {
         box.withLockedValue {
-            $0.bodyComplete = reading
+            $0.bodyComplete = ClockReading(instant)
             if let wireBytes { $0.wireBodyBytesReceived = wireBytes }
         }
     }
@@ -93,15 +57,35 @@ public struct ExchangeRecorder: Sendable {
 
     /// Everything reported so far.
     public var observation: ExchangeObservation {
+        ExchangeObservation(record)
+    }
+
+    /// Everything reported so far, as the session merges it into the attempt's metrics.
+    var record: ExchangeRecord {
         box.withLockedValue { $0 }
     }
+}
+
+/// What a recorder holds: an ``ExchangeObservation`` with its instants as ``ClockReading``s,
+/// which copy as plain values.
+struct ExchangeRecord: Sendable {
+    var headSent, bodySent, headReceived, bodyComplete: ClockReading?
+    var bodyBytesSent: Int64?
+    var wireBodyBytesReceived: Int64?
+    var connection: ConnectionInfo?
 }
 
 /// What a transport reported of one exchange through an ``ExchangeRecorder``; nil for what it
 /// did not report.
 public struct ExchangeObservation: Sendable {
-    /// The instants below, as ``ClockReading``s (plain values to copy).
-    var headSent, bodySent, headReceived, bodyComplete: ClockReading?
+    /// When the request head was handed to the connection.
+    public var requestHeadSent: ContinuousClock.Instant?
+    /// When the whole request was handed to the connection.
+    public var requestBodySent: ContinuousClock.Instant?
+    /// When the response head arrived.
+    public var responseHeadReceived: ContinuousClock.Instant?
+    /// When the response body ended.
+    public var responseBodyComplete: ContinuousClock.Instant?
     /// Request body bytes handed to the connection.
     public var bodyBytesSent: Int64?
     /// Response body bytes as received, before content decoding.
@@ -112,27 +96,13 @@ public struct ExchangeObservation: Sendable {
     /// Makes an empty observation.
     public init() {}
 
-    /// When the request head was handed to the connection.
-    public var requestHeadSent: ContinuousClock.Instant? {
-        get { headSent.instant }
-        set { headSent = newValue.map(ClockReading.init) }
-    }
-
-    /// When the whole request was handed to the connection.
-    public var requestBodySent: ContinuousClock.Instant? {
-        get { bodySent.instant }
-        set { bodySent = newValue.map(ClockReading.init) }
-    }
-
-    /// When the response head arrived.
-    public var responseHeadReceived: ContinuousClock.Instant? {
-        get { headReceived.instant }
-        set { headReceived = newValue.map(ClockReading.init) }
-    }
-
-    /// When the response body ended.
-    public var responseBodyComplete: ContinuousClock.Instant? {
-        get { bodyComplete.instant }
-        set { bodyComplete = newValue.map(ClockReading.init) }
+    init(_ record: ExchangeRecord) {
+        requestHeadSent = record.headSent.instant
+        requestBodySent = record.bodySent.instant
+        responseHeadReceived = record.headReceived.instant
+        responseBodyComplete = record.bodyComplete.instant
+        bodyBytesSent = record.bodyBytesSent
+        wireBodyBytesReceived = record.wireBodyBytesReceived
+        connection = record.connection
     }
 }

@@ -108,10 +108,10 @@ struct TaskObserver {
     /// Merges what the transport reported into the attempt, then reports the attempt.
     private mutating func endAttempt(errorCode: CourierError.Code?) {
         attemptOpen = false
-        let observation = recorder?.observation
+        let record = recorder?.record
         let bodyLength = bodyLength
         attempts.modifyLast { attempt in
-            if let observation { Self.merge(observation, into: &attempt, bodyLength: bodyLength) }
+            if let record { Self.merge(record, into: &attempt, bodyLength: bodyLength) }
             attempt.errorCode = errorCode
         }
         recorder = nil
@@ -121,25 +121,25 @@ struct TaskObserver {
     /// Fills the attempt with what the transport reported; the session's own instants stand
     /// where the transport reported none.
     private static func merge(
-        _ observation: ExchangeObservation, into attempt: inout AttemptMetrics, bodyLength: Int64?
+        _ record: ExchangeRecord, into attempt: inout AttemptMetrics, bodyLength: Int64?
     ) {
-        attempt.headSent = observation.headSent
-        attempt.bodySent = observation.bodySent
-        if let reading = observation.headReceived, attempt.headReceived != nil {
+        attempt.headSent = record.headSent
+        attempt.bodySent = record.bodySent
+        if let reading = record.headReceived, attempt.headReceived != nil {
             attempt.headReceived = reading
         }
-        if let reading = observation.bodyComplete, attempt.bodyComplete != nil {
+        if let reading = record.bodyComplete, attempt.bodyComplete != nil {
             attempt.bodyComplete = reading
         }
-        if let wire = observation.wireBodyBytesReceived, attempt.bodyComplete != nil {
+        if let wire = record.wireBodyBytesReceived, attempt.bodyComplete != nil {
             attempt.bytesReceived = wire
         }
-        if let sent = observation.bodyBytesSent {
+        if let sent = record.bodyBytesSent {
             attempt.bytesSent = sent
         } else if attempt.headReceived != nil {
             attempt.bytesSent = bodyLength ?? 0
         }
-        if let connection = observation.connection {
+        if let connection = record.connection {
             attempt.reusedConnection = connection.reused
             attempt.remoteAddress = connection.remoteAddress
             attempt.httpVersion = attempt.httpVersion ?? connection.httpVersion
