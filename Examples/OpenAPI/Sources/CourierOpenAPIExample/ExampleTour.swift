@@ -11,10 +11,13 @@ import OpenAPIRuntime
 /// need is here, in terms of OpenAPIRuntime and Courier types only.
 public enum ExampleTour {
     /// The per-operation policies of the example: the flaky endpoint is retried (its JSON body
-    /// sent again), the download gets a longer deadline than the rest, and redirects are capped.
+    /// sent again), the big-body operations (the upload and the download) get a longer deadline
+    /// than the rest, and redirects are capped. The tests send 256 MiB each way in a debug build
+    /// beside the rest of the suite; 30 s was too short for the upload on a fresh CI clone.
     public static let configuration = CourierClientTransport.Configuration(
         operations: [
             "putFlaky": .init(retry: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01)),
+            "upload": .init(timeout: .seconds(120)),
             "getBytes": .init(timeout: .seconds(120)),
         ],
         defaultPolicy: .init(timeout: .seconds(30), maximumRedirects: 5))
