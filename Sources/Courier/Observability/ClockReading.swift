@@ -6,7 +6,7 @@
 /// outside the standard library goes through runtime value-witness calls, and a small GET made,
 /// copied and merged about thirty of them. A `Duration` is two integers, so a reading (and the
 /// structs that hold several) copies as plain bytes. Converting back is exact.
-struct ClockReading: Sendable, Hashable, Comparable {
+struct ClockReading: Sendable {
     /// The first reading any metrics took; every other reading is an offset from it.
     private static let origin = ContinuousClock.now
 
@@ -26,11 +26,12 @@ struct ClockReading: Sendable, Hashable, Comparable {
 
     /// The time from this reading to `later`.
     func duration(to later: ClockReading) -> Duration { later.offset - offset }
-
-    static func < (lhs: ClockReading, rhs: ClockReading) -> Bool { lhs.offset < rhs.offset }
 }
 
 extension Optional where Wrapped == ClockReading {
     /// The instant of a reading that may be missing: for the public, `Instant`-typed metrics.
-    var instant: ContinuousClock.Instant? { map(\.instant) }
+    var instant: ContinuousClock.Instant? {
+        get { map(\.instant) }
+        set { self = newValue.map(ClockReading.init) }
+    }
 }

@@ -165,26 +165,26 @@ public struct AttemptMetrics: Sendable {
     /// When the request head went out, if the transport said.
     public var requestHeadSent: ContinuousClock.Instant? {
         get { headSent.instant }
-        set { headSent = newValue.map(ClockReading.init) }
+        set { headSent.instant = newValue }
     }
 
     /// When the whole request went out, if the transport said.
     public var requestBodySent: ContinuousClock.Instant? {
         get { bodySent.instant }
-        set { bodySent = newValue.map(ClockReading.init) }
+        set { bodySent.instant = newValue }
     }
 
     /// When the response head arrived; nil when none did.
     public var responseHeadReceived: ContinuousClock.Instant? {
         get { headReceived.instant }
-        set { headReceived = newValue.map(ClockReading.init) }
+        set { headReceived.instant = newValue }
     }
 
     /// When the response body ended; nil when it was not read to its end (a failure, a
     /// streamed response still being read, or a redirect body dropped unread).
     public var responseBodyComplete: ContinuousClock.Instant? {
         get { bodyComplete.instant }
-        set { bodyComplete = newValue.map(ClockReading.init) }
+        set { bodyComplete.instant = newValue }
     }
 
     /// Request start to response head: the time to first byte, as curl's `time_starttransfer`.
