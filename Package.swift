@@ -20,9 +20,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
-        // NIOHTTPCompression only, for the typed decompression-limit error; AsyncHTTPClient
-        // already builds it.
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Tracing is already in the graph through AsyncHTTPClient; Metrics is Courier's own (issue 17).
@@ -49,13 +46,19 @@ let package = Package(
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                "CCourierZlib",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
+        ),
+        // zlib, which decodes gzip and deflate response bodies (ContentDecoder). AsyncHTTPClient
+        // already links it, through swift-nio-extras.
+        .systemLibrary(
+            name: "CCourierZlib",
+            providers: [.apt(["zlib1g-dev"]), .yum(["zlib-devel"])]
         ),
         // ScriptedTransport, for users' tests and Courier's own: Courier, and the two modules its
         // public API is written in (ByteBuffer, HTTPFields).

@@ -50,11 +50,11 @@ extension AsyncHTTPClientTransport {
         /// it asked for, decoded when it is gzip or deflate. Turn it off to get the bytes as sent
         /// (and no `Accept-Encoding` is added).
         public var decompressesResponses: Bool = true
-        /// The most decoded bytes per encoded byte received (AsyncHTTPClient's
-        /// `DecompressionLimit.ratio`, checked as the body arrives), default 100: a body past it
-        /// fails with ``CourierError/Code/decompressionLimitExceeded`` instead of filling memory or
-        /// disk (a "decompression bomb": a few kilobytes of deflate can expand to gigabytes). Text,
-        /// JSON and HTML compress far less than 100:1; raise it for data that does not.
+        /// The most decoded bytes per encoded byte received, checked as the body is decoded once
+        /// it has passed 1 MiB decoded; default 100. A body past it fails with
+        /// ``CourierError/Code/decompressionLimitExceeded`` instead of filling memory or disk (a
+        /// "decompression bomb": a few kilobytes of deflate can expand to gigabytes). Text, JSON
+        /// and HTML compress far less than 100:1; raise it for data that does not.
         public var decompressionRatioLimit: Int = 100
 
         /// The default configuration.
@@ -75,8 +75,8 @@ extension AsyncHTTPClientTransport {
                     idleTimeout: idleTimeout,
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: clientProxy,
-                decompression: decompressesResponses
-                    ? .enabled(limit: .ratio(max(1, decompressionRatioLimit))) : .disabled)
+                // The transport decodes bodies itself (see `decodedBody(_:head:)`).
+                decompression: .disabled)
             configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
             // AsyncHTTPClient would take the process's bootstrapped tracer and make a span of its

@@ -103,17 +103,16 @@ extension AsyncHTTPClientTransport {
             }
             let head = Self.responseHead(
                 status: responseHead.status, headers: responseHead.headers, url: url, version: responseHead.version)
-            return TransportResponse(
-                head: head,
-                body: BodyChunks(makeIterator: {
-                    BodyChunks.AsyncIterator {
-                        do {
-                            return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
-                        } catch {
-                            throw Self.courierError(from: error, url: url)
-                        }
+            let chunks = BodyChunks(makeIterator: {
+                BodyChunks.AsyncIterator {
+                    do {
+                        return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
+                    } catch {
+                        throw Self.courierError(from: error, url: url)
                     }
-                }))
+                }
+            })
+            return TransportResponse(head: head, body: decodedBody(chunks, head: head))
         }
     }
 }

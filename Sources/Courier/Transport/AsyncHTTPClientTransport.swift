@@ -200,21 +200,20 @@ public final class AsyncHTTPClientTransport: Transport {
         // (one clock read), and dropping the iterator on the timeout cancels the exchange and
         // closes the connection. A silent body is bounded by the read timeout, and the session
         // layer cancels at the exact deadline.
-        return TransportResponse(
-            head: head,
-            body: BodyChunks(makeIterator: {
-                var iterator = body.makeAsyncIterator()
-                return BodyChunks.AsyncIterator {
-                    do {
-                        if let deadline, NIODeadline.now() >= deadline {
-                            throw HTTPClientError.deadlineExceeded
-                        }
-                        return try await iterator.next()
-                    } catch {
-                        throw Self.courierError(from: error, url: url)
+        let chunks = BodyChunks(makeIterator: {
+            var iterator = body.makeAsyncIterator()
+            return BodyChunks.AsyncIterator {
+                do {
+                    if let deadline, NIODeadline.now() >= deadline {
+                        throw HTTPClientError.deadlineExceeded
                     }
+                    return try await iterator.next()
+                } catch {
+                    throw Self.courierError(from: error, url: url)
                 }
-            }))
+            }
+        })
+        return TransportResponse(head: head, body: decodedBody(chunks, head: head))
     }
 
     /// The delegate client for `request`: over TLS, where HTTP/2 may be negotiated, the
@@ -385,7 +384,6 @@ public final class AsyncHTTPClientTransport: Transport {
                     offendingInput: target, underlyingError: error)
             }
         }
-        if let bomb = decompressionLimitError(error, url: url) { return bomb }
         if let reset = error as? NIOHTTP2Errors.StreamClosed {
             return CourierError(
                 .connectionFailed,

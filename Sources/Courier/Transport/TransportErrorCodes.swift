@@ -41,6 +41,12 @@ extension CourierError.Code {
     /// Thrown by ``AsyncHTTPClientTransport`` while it decodes a gzip or deflate body.
     public static let decompressionLimitExceeded = CourierError.Code("decompressionLimitExceeded")
 
+    /// A response body named gzip or deflate in `Content-Encoding` is not valid data in that
+    /// coding: corrupt, cut short, or followed by stray bytes.
+    ///
+    /// Thrown by ``AsyncHTTPClientTransport`` while it decodes the body.
+    public static let contentDecodingFailed = CourierError.Code("contentDecodingFailed")
+
     /// ``AsyncHTTPClientTransport/shutdown()`` was called on ``AsyncHTTPClientTransport/shared``,
     /// which stays up for the life of the process.
     public static let shutdownUnsupported = CourierError.Code("shutdownUnsupported")

@@ -104,6 +104,14 @@ struct DecompressionTests {
         }
     }
 
+    @Test("below 1 MiB decoded the ratio does not apply: 158:1 zeros decode at the default limit")
+    func smallBodiesAreNotBombs() async throws {
+        try await Self.withTransport { server, manager in
+            let response = try await manager.data(for: Request(url: server.url("/deflate-bomb?size=1000000")))
+            #expect(response.data.count == 999_751)
+        }
+    }
+
     @Test("a raised ratio lets a highly compressible body through, decoded")
     func raisedRatio() async throws {
         try await Self.withTransport({ $0.decompressionRatioLimit = 1_000 }) { server, manager in

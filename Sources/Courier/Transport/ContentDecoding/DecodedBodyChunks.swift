@@ -1,0 +1,63 @@
+import Foundation
+import NIOCore
+
+extension BodyChunks {
+    /// This body with `coding` undone as it is read: the decoding runs on the reading task, one
+    /// piece per read, so a slow reader holds back the encoded bytes (and the socket) rather
+    /// than a pile of decoded ones.
+    /// - Parameter url: the request's URL, for the errors.
+    func decoded(_ coding: ContentCoding, ratioLimit: Int, url: URL) -> BodyChunks {
+        BodyChunks(makeIterator: {
+            var decoding = DecodingIterator(upstream: makeAsyncIterator(), coding: coding, ratioLimit: ratioLimit)
+            return AsyncIterator {
+                do {
+                    return try await decoding.next()
+                } catch let error as ContentDecodingError {
+                    throw AsyncHTTPClientTransport.courierError(from: error, url: url)
+                }
+            }
+        })
+    }
+}
+
+/// Pulls encoded chunks from a body and hands out decoded pieces of at most
+/// ``ContentDecoder/maximumPieceSize`` bytes.
+private struct DecodingIterator {
+    private var upstream: BodyChunks.AsyncIterator
+    private let coding: ContentCoding
+    private let ratioLimit: Int
+    /// Made with the first chunk, so an empty body costs no zlib state.
+    private var decoder: ContentDecoder?
+    /// Encoded bytes received and not yet decoded.
+    private var pending = ByteBuffer()
+    private var isFinished = false
+
+    init(upstream: BodyChunks.AsyncIterator, coding: ContentCoding, ratioLimit: Int) {
+        self.upstream = upstream
+        self.coding = coding
+        self.ratioLimit = ratioLimit
+    }
+
+    /// The next decoded piece, or nil after the body's end.
+    /// - Throws: ``ContentDecodingError``, or the body's own error.
+    mutating func next() async throws -> ByteBuffer? {
+        guard !isFinished else { return nil }
+        while true {
+            if let decoder, pending.readableBytes > 0 {
+                let piece = try decoder.decode(&pending)
+                // Empty only once the pending bytes are used up: then read on.
+                if piece.readableBytes > 0 { return piece }
+                continue
+            }
+            guard let chunk = try await upstream.next() else {
+                isFinished = true
+                try decoder?.finish()
+                return nil
+            }
+            let decoder = try decoder ?? ContentDecoder(coding: coding, ratioLimit: ratioLimit)
+            self.decoder = decoder
+            decoder.received(chunk.readableBytes)
+            pending = chunk
+        }
+    }
+}
