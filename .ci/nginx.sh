@@ -2,8 +2,9 @@
 # Starts Debian's nginx (nginx-light) on loopback for the interop suite: one server over TLS with
 # HTTP/2 that retires each connection after 50 streams (as large frontends do) and answers
 # /echo before reading the body, and one over plain HTTP/1.1 with a 1 s keep-alive timeout and
-# 3 requests per connection. Prints `export` lines for the tests (eval them); installs
-# nginx-light and openssl with apt-get when missing. Stop it with `kill "$(cat $DIR/nginx.pid)"`.
+# 3 requests per connection; both gzip what they serve under /gz/. Prints `export` lines for the
+# tests (eval them); installs nginx-light and openssl with apt-get when missing. Stop it with
+# `kill "$(cat $DIR/nginx.pid)"`.
 set -euo pipefail
 if ! command -v nginx >/dev/null; then
   apt-get update -qq >&2 && apt-get install -y -qq nginx-light >&2
@@ -16,6 +17,11 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/key.pem" -out "$dir/cert
   -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
 # A fixed pattern, so the tests know every byte: 2,048 bytes of "0123456789abcdef" repeated.
 printf '0123456789abcdef%.0s' $(seq 1 128) > "$dir/www/small.bin"
+# Text that nginx gzips on the fly under /gz/ (about 3.6 MB), for decoding by an encoder that
+# is not Courier's own test server.
+mkdir -p "$dir/www/gz"
+chmod 755 "$dir/www/gz"
+seq 1 100000 | sed 's/$/ courier decodes what nginx gzipped/' > "$dir/www/gz/lines.txt"
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
@@ -39,6 +45,7 @@ http {
     client_max_body_size 0;
     root $dir/www;
     location /echo { return 200 "ok\n"; }
+    location /gz/ { gzip on; gzip_types text/plain; gzip_min_length 0; }
   }
   server {
     listen 127.0.0.1:$h1_port;
@@ -47,6 +54,7 @@ http {
     client_max_body_size 0;
     root $dir/www;
     location /echo { return 200 "ok\n"; }
+    location /gz/ { gzip on; gzip_types text/plain; gzip_min_length 0; }
   }
 }
 CONF

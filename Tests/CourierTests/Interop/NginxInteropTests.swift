@@ -195,4 +195,40 @@ struct NginxInteropTests {
             }
         }
     }
+
+    /// What `.ci/nginx.sh` serves gzipped under `/gz/`, read from nginx's own root: the bytes
+    /// Courier must get back once it has undone nginx's gzip.
+    static func gzippedLines() throws -> Data {
+        let directory = try #require(ProcessInfo.processInfo.environment["COURIER_NGINX_DIR"])
+        return try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("www/gz/lines.txt"))
+    }
+
+    @Test func gzipFromNginxDecodesBufferedStreamedAndDownloadedOverBothProtocols() async throws {
+        try await withNginx { servers, manager in
+            let expected = try Self.gzippedLines()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "courier-nginx-gzip-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            for base in [servers.http2, servers.http1] {
+                let url = base.appendingPathComponent("gz/lines.txt")
+                let buffered = try await manager.data(for: Request(url: url))
+                #expect(buffered.response.value(forHTTPHeaderField: "Content-Encoding") == "gzip", "\(base)")
+                #expect(buffered.data == expected, "\(base): \(buffered.data.count) of \(expected.count) bytes")
+
+                let streamed = try await manager.stream(Request(url: url))
+                var lines = 0
+                var last = ""
+                for try await line in streamed.lines() {
+                    lines += 1
+                    last = line
+                }
+                #expect(lines == 100_000 && last == "100000 courier decodes what nginx gzipped", "\(base)")
+
+                let file = directory.appendingPathComponent(base == servers.http2 ? "h2.txt" : "h1.txt")
+                _ = try await manager.download(Request(url: url), to: file)
+                #expect(try Data(contentsOf: file) == expected, "\(base)")
+            }
+        }
+    }
 }
