@@ -6,7 +6,9 @@ import Foundation
 /// Resuming sends `Range: bytes=N-` with `If-Range: <validator>`. A `206` whose
 /// `Content-Range` starts at N is appended to the partial file; a `200` (the server ignored the
 /// range, or the resource changed) starts the file over. Resume data exists only when the
-/// server sent a validator, since without one a range could splice two versions together.
+/// server sent a validator, since without one a range could splice two versions together, and
+/// when the transport did not decode the body from a content coding (gzip, deflate), since a
+/// range counts the coded bytes; a resumed request asks for `Accept-Encoding: identity`.
 public struct ResumeData: Sendable, Hashable, Codable {
     /// The URL that produced the partial file (after redirects).
     public var url: URL

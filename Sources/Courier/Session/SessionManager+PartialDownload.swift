@@ -97,11 +97,13 @@ extension SessionTask.DownloadParameters {
     }
 
     /// Opens the file for a response's body: the partial file when resumable, else a new
-    /// temporary file.
+    /// temporary file. A partial file whose body is not `resumable` (decoded from a content
+    /// coding) gets no sidecar, so no later process continues it.
     /// - Throws: ``CourierError`` `.downloadFailed`.
-    func openFile(for head: ResponseHead, url: URL, continuation: ResumeData.Continuation, temporaryDirectory: URL)
-        throws -> DownloadFile
-    {
+    func openFile(
+        for head: ResponseHead, url: URL, continuation: ResumeData.Continuation, resumable: Bool,
+        temporaryDirectory: URL
+    ) throws -> DownloadFile {
         guard let partial else {
             if let resumeData {
                 return try DownloadFile(
@@ -112,7 +114,9 @@ extension SessionTask.DownloadParameters {
         }
         let file = try partial.open(
             appending: resumeData != nil && continuation != .restart, temporaryDirectory: temporaryDirectory)
-        if continuation == .restart { try partial.recordValidators(of: head, url: url) }
+        if continuation == .restart {
+            if resumable { try partial.recordValidators(of: head, url: url) } else { partial.removeSidecar() }
+        }
         return file
     }
 

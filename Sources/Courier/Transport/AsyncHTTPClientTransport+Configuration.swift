@@ -75,7 +75,7 @@ extension AsyncHTTPClientTransport {
                     idleTimeout: idleTimeout,
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: clientProxy,
-                // The transport decodes bodies itself (see `decodedBody(_:head:)`).
+                // The transport decodes bodies itself (see `response(head:body:)`).
                 decompression: .disabled)
             configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment

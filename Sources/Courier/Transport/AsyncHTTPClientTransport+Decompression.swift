@@ -14,11 +14,15 @@ extension AsyncHTTPClientTransport {
         configuration.decompressesResponses ? "gzip, deflate" : nil
     }
 
-    /// `body` as the caller sees it: decoded as it is read when decoding is on and `head` names
-    /// gzip or deflate (see ``ContentCoding``), else as it arrived.
-    func decodedBody(_ body: BodyChunks, head: ResponseHead) -> BodyChunks {
-        guard configuration.decompressesResponses, let coding = ContentCoding(head.headerFields) else { return body }
-        return body.decoded(coding, ratioLimit: configuration.decompressionRatioLimit, url: head.url)
+    /// The response as the caller sees it: its body decoded as it is read when decoding is on and
+    /// `head` names gzip or deflate (see ``ContentCoding``), else as it arrived.
+    func response(head: ResponseHead, body: BodyChunks) -> TransportResponse {
+        guard configuration.decompressesResponses, let coding = ContentCoding(head.headerFields) else {
+            return TransportResponse(head: head, body: body)
+        }
+        return TransportResponse(
+            head: head, body: body.decoded(coding, ratioLimit: configuration.decompressionRatioLimit, url: head.url),
+            bodyIsDecoded: true)
     }
 
     /// A body that did not decode, as a Courier error: `.decompressionLimitExceeded` for a body

@@ -112,7 +112,7 @@ extension AsyncHTTPClientTransport {
                     }
                 }
             })
-            return TransportResponse(head: head, body: decodedBody(chunks, head: head))
+            return self.response(head: head, body: chunks)
         }
     }
 }

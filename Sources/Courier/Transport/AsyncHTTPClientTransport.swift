@@ -213,7 +213,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 }
             }
         })
-        return TransportResponse(head: head, body: decodedBody(chunks, head: head))
+        return self.response(head: head, body: chunks)
     }
 
     /// The delegate client for `request`: over TLS, where HTTP/2 may be negotiated, the

@@ -72,10 +72,15 @@ public struct TransportResponse: Sendable {
     public var head: ResponseHead
     /// The body bytes as they arrive; iterate once. Dropping it early cancels the exchange.
     public var body: BodyChunks
+    /// True when the transport undid the response's content coding (`Content-Encoding`), so the
+    /// body's bytes are not the ones a `Range` request counts: the session then keeps nothing
+    /// of a download for resuming it.
+    public var bodyIsDecoded: Bool
 
-    /// Makes a response.
-    public init(head: ResponseHead, body: BodyChunks) {
+    /// Makes a response; `bodyIsDecoded` says whether `body` is decoded from the coding `head` names.
+    public init(head: ResponseHead, body: BodyChunks, bodyIsDecoded: Bool = false) {
         self.head = head
         self.body = body
+        self.bodyIsDecoded = bodyIsDecoded
     }
 }

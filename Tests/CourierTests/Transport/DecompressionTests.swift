@@ -48,6 +48,32 @@ struct DecompressionTests {
         }
     }
 
+    @Test("the transport says when it decoded a body, so that the session keeps no resume data for it")
+    func reportsDecodedBodies() async throws {
+        let server = try await TestServer.start()
+        let off = AsyncHTTPClientTransport(
+            configuration: {
+                var configuration = AsyncHTTPClientTransport.Configuration()
+                configuration.decompressesResponses = false
+                return configuration
+            }())
+        do {
+            let cases: [(any Transport, String, Bool)] = [
+                (AsyncHTTPClientTransport.shared, "/gzip", true), (AsyncHTTPClientTransport.shared, "/deflate", true),
+                (AsyncHTTPClientTransport.shared, "/get", false), (off, "/gzip", false),
+            ]
+            for (transport, path, decoded) in cases {
+                let response = try await transport.send(Request(url: server.url(path)))
+                #expect(response.bodyIsDecoded == decoded, "\(path)")
+                for try await _ in response.body {}
+            }
+        } catch {
+            Issue.record(error)
+        }
+        try await off.shutdown()
+        try await server.shutdown()
+    }
+
     @Test("the shared transport decodes too")
     func sharedTransportDecodes() async throws {
         let server = try await TestServer.start()

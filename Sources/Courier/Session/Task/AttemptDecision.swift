@@ -109,7 +109,9 @@ enum AttemptDecision {
     }
 
     /// The request that goes out for an attempt: `Range` and `If-Range` added when it resumes a
-    /// download at the URL the resume data names (a redirect hop elsewhere gets neither).
+    /// download at the URL the resume data names (a redirect hop elsewhere gets neither), with
+    /// `Accept-Encoding: identity` unless the request names codings itself: the partial file holds
+    /// bytes as sent without a coding, and a range of a coded representation counts other bytes.
     /// - Throws: ``CourierError`` `.invalidResumeData` when the resume data has no validator.
     static func outgoing(_ request: Request, resuming resumeData: ResumeData?) throws -> Request {
         guard let resumeData, request.url == resumeData.url else { return request }
@@ -121,6 +123,7 @@ enum AttemptDecision {
         var outgoing = request
         outgoing.headerFields[.range] = "bytes=\(resumeData.bytesWritten)-"
         outgoing.headerFields[.ifRange] = validator
+        if outgoing.headerFields[.acceptEncoding] == nil { outgoing.headerFields[.acceptEncoding] = "identity" }
         return outgoing
     }
 

@@ -67,8 +67,10 @@ extension SessionTask {
             offendingInput: request.url.absoluteString, response: head)
     }
 
+    /// Writes `body` to the download's file. `resumable` is false for a body the transport
+    /// decoded: its bytes on disk are not the ones a `Range` counts, so nothing is kept for a resume.
     func receiveFile(
-        _ body: BodyChunks, head: ResponseHead, request: Request, download: DownloadParameters,
+        _ body: BodyChunks, head: ResponseHead, request: Request, download: DownloadParameters, resumable: Bool,
         temporaryDirectory: URL
     ) async throws -> (url: URL, bytesReceived: Int64) {
         let file: DownloadFile
@@ -77,7 +79,8 @@ extension SessionTask {
             continuation = try download.continuation(for: head, resuming: resumeData)
         }
         file = try download.openFile(
-            for: head, url: request.url, continuation: continuation, temporaryDirectory: temporaryDirectory)
+            for: head, url: request.url, continuation: continuation, resumable: resumable,
+            temporaryDirectory: temporaryDirectory)
         if case .alreadyComplete = continuation {
             // The partial file already holds the whole representation (a 416 naming its length).
             await Self.drain(body)
@@ -103,7 +106,7 @@ extension SessionTask {
             return (try moveIntoPlace(file, head: head, download: download), received)
         } catch {
             let failure = Self.transportError(error, url: request.url)
-            let keep = failure.code == .cancelled && machine.withLockedValue { $0.wantsResumeData }
+            let keep = resumable && failure.code == .cancelled && machine.withLockedValue { $0.wantsResumeData }
             let entityTag = head.value(forHTTPHeaderField: "ETag")
             let lastModified = head.value(forHTTPHeaderField: "Last-Modified")
             if download.keepsPartialFile(file) {

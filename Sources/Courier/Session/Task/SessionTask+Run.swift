@@ -230,7 +230,7 @@ extension SessionTask {
         let configuration = manager.configuration
         if let download {
             let (fileURL, received) = try await receiveFile(
-                sent.body, head: head, request: request, download: download,
+                sent.body, head: head, request: request, download: download, resumable: !sent.bodyIsDecoded,
                 temporaryDirectory: configuration.temporaryDirectory)
             observer.attemptBodyEnded(decodedBytes: received, head: head)
             return SessionResponse(request: request, response: head, fileURL: fileURL, metrics: observer.metrics())

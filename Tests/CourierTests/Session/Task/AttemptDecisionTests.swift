@@ -180,6 +180,11 @@ struct AttemptDecisionTests {
         let resumed = try AttemptDecision.outgoing(plain, resuming: resume)
         #expect(resumed.headerFields[.range] == "bytes=1000-")
         #expect(resumed.headerFields[.ifRange] == "\"v1\"")
+        // Bytes as sent without a coding, as the partial file holds; a caller's own choice stays.
+        #expect(resumed.headerFields[.acceptEncoding] == "identity")
+        var asking = plain
+        asking.headerFields[.acceptEncoding] = "gzip"
+        #expect(try AttemptDecision.outgoing(asking, resuming: resume).headerFields[.acceptEncoding] == "gzip")
         let elsewhere = try AttemptDecision.outgoing(
             Request(url: URL(string: "http://127.0.0.1:8080/other")!), resuming: resume)
         #expect(elsewhere.headerFields[.range] == nil)
