@@ -144,11 +144,15 @@ public final class URLSessionTransport: Transport {
 
         let head = try await exchange.head()
         let owner = ExchangeOwner(exchange)
+        // FoundationNetworking decodes every coding it accepts and keeps the header that names it.
+        let decoded = head.headerFields[values: .contentEncoding].contains {
+            $0.trimmingCharacters(in: .whitespaces).lowercased() != "identity"
+        }
         return TransportResponse(
             head: head,
             body: BodyChunks(makeNext: {
                 { try await owner.exchange.nextChunk() }
-            }))
+            }), bodyIsDecoded: decoded)
     }
 
     /// Makes, registers and resumes the task for `request`; on ``callQueue`` only.

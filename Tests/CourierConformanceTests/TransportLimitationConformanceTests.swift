@@ -63,6 +63,20 @@ struct TransportLimitationConformanceTests {
         }
     }
 
+    @Test("a decoded body is marked as decoded, so no download of it is resumed", arguments: TransportKind.network)
+    func decodedBodiesAreMarked(_ kind: TransportKind) async throws {
+        try await Harness.with(kind) { harness in
+            for (path, decoded) in [("/gzip", true), ("/deflate", true), ("/get", false)] {
+                let response = try await harness.transport.send(
+                    Request(url: harness.url(path)), context: ExchangeContext())
+                #expect(response.bodyIsDecoded == decoded, "\(path)")
+                var body = Data()
+                for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
+                #expect(body.first == UInt8(ascii: "{"), "\(path): the body as JSON, decoded")
+            }
+        }
+    }
+
     @Test("a decompression bomb is stopped at the ratio limit", arguments: TransportKind.network)
     func decompressionBomb(_ kind: TransportKind) async throws {
         try await Harness.with(kind) { harness in

@@ -56,7 +56,11 @@ extension HTTPCache {
         {
             switch CacheReuse.decide(stored, request: directives, now: clock()) {
             case .serve(let age):
-                return TransportResponse(head: stored.head(age: age), body: Self.chunks(stored.body))
+                // The cache keeps the bytes the transport delivered and not whether it decoded
+                // them: a stored body under a coding is taken as decoded (so never resumed).
+                let head = stored.head(age: age)
+                return TransportResponse(
+                    head: head, body: Self.chunks(stored.body), bodyIsDecoded: head.hasContentCoding)
             case .revalidate:
                 candidate = stored.hasValidator ? stored : nil
             }
@@ -94,8 +98,9 @@ extension HTTPCache {
             } else {
                 remove(key: key)
             }
+            let head = refreshed.head(age: refreshed.currentAge(now: responseTime))
             return TransportResponse(
-                head: refreshed.head(age: refreshed.currentAge(now: responseTime)), body: Self.chunks(refreshed.body))
+                head: head, body: Self.chunks(refreshed.body), bodyIsDecoded: head.hasContentCoding)
         }
         guard !directives.noStore else { return response }
         return recording(
@@ -158,7 +163,7 @@ extension HTTPCache {
                 return chunk
             }
         })
-        return TransportResponse(head: head, body: recorded)
+        return TransportResponse(head: head, body: recorded, bodyIsDecoded: response.bodyIsDecoded)
     }
 
     /// Removes what a non-error response to an unsafe request makes stale (§4.4): the target
