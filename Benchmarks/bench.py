@@ -877,11 +877,12 @@ def workloads(ctx: Context):
         return lambda: swift_run([b, "stream", impl, "--url", stream_url(), "--length", str(BIG), *extra],
                                  per_second("bytes"), timeout=600)
 
-    def recv_discard():
+    def recv_discard(buffer=None):
         exe = recv_client()
         host_port = download_base().split("//", 1)[1]
         host, port = host_port.rsplit(":", 1)
-        return swift_run([exe, host, port, f"/bytes/{BIG}"], per_second("bytes"))
+        size = [f"--buffer={buffer}"] if buffer else []
+        return swift_run([exe, *size, host, port, f"/bytes/{BIG}"], per_second("bytes"))
 
     def same_stream_digest():
         courier = stream_side("courier", digest=True)()
@@ -907,6 +908,12 @@ def workloads(ctx: Context):
         recv_discard, curl_stream(),
         "— (the ceiling for the stream rows on this machine: the test server's send rate)", reported(),
         missing=no_server))
+    rows.append(Workload(
+        "stream-reference-100k", f"Reference, not Courier: {human(BIG)} by recv() into 100 KiB (curl's buffer) and discarded",
+        "curl -s > /dev/null", "GB/s",
+        lambda: recv_discard(buffer=100 * 1024), curl_stream(),
+        "— (a buffer that stays in the CPU's cache: what the copy out of the kernel costs at its cheapest)",
+        reported(), missing=no_server))
     sse_python = ctx.python
     rows.append(Workload(
         "sse-parse", "Event-stream parsing, 100 MB of events in 64 KiB chunks (a 4 MiB block fed 25 times)",

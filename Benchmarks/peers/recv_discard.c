@@ -1,9 +1,9 @@
 /* The machine-ceiling reference of the stream and download rows: the least a client can do to
  * receive a body, and to save it.
  *
- * usage: recv_discard HOST PORT PATH [OUTPUT]
- * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into a 1 MiB
- * buffer until the server closes, counts the body bytes after the head and discards them, or
+ * usage: recv_discard [--buffer=BYTES] HOST PORT PATH [OUTPUT]
+ * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into one buffer
+ * (1 MiB unless --buffer says otherwise; curl 7.88 reads into 100 KiB) until the server closes, counts the body bytes after the head and discards them, or
  * with OUTPUT write()s them to that file (created or truncated; closed before the clock stops,
  * not fsynced, as curl -o does not).
  * Prints one JSON line in courier-bench's shape (seconds from connect to the last byte, bytes,
@@ -38,14 +38,24 @@ static int save(int fd, const char *bytes, size_t count) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && argc != 5) { fprintf(stderr, "usage: recv_discard HOST PORT PATH [OUTPUT]\n"); return 2; }
-    static char buffer[1 << 20];
+    size_t capacity = 1 << 20;
+    if (argc > 1 && strncmp(argv[1], "--buffer=", 9) == 0) {
+        capacity = (size_t)atoll(argv[1] + 9);
+        argv++;
+        argc--;
+    }
+    if ((argc != 4 && argc != 5) || capacity < 4096) {
+        fprintf(stderr, "usage: recv_discard [--buffer=BYTES, at least 4096] HOST PORT PATH [OUTPUT]\n");
+        return 2;
+    }
+    char *buffer = malloc(capacity);
+    if (!buffer) { perror("malloc"); return 1; }
     double start = now();
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[2]))};
     if (fd < 0 || inet_pton(AF_INET, argv[1], &address.sin_addr) != 1
         || connect(fd, (struct sockaddr *)&address, sizeof address) != 0) { perror("connect"); return 1; }
-    int length = snprintf(buffer, sizeof buffer, "GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n",
+    int length = snprintf(buffer, capacity, "GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n",
                           argv[3], argv[1], argv[2]);
     if (send(fd, buffer, (size_t)length, 0) != length) { perror("send"); return 1; }
     int out = -1;
@@ -53,7 +63,7 @@ int main(int argc, char **argv) {
     long long total = 0, head = -1, declared = -1;
     size_t kept = 0; /* bytes of the head kept in buffer while it is incomplete */
     for (;;) {
-        ssize_t got = recv(fd, buffer + kept, sizeof buffer - kept - 1, 0);
+        ssize_t got = recv(fd, buffer + kept, capacity - kept - 1, 0);
         if (got < 0) { perror("recv"); return 1; }
         if (got == 0) break;
         if (head < 0) {
