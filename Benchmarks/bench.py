@@ -912,7 +912,7 @@ def workloads(ctx: Context):
         "stream-reference-100k", f"Reference, not Courier: {human(BIG)} by recv() into 100 KiB (curl's buffer) and discarded",
         "curl -s > /dev/null", "GB/s",
         lambda: recv_discard(buffer=100 * 1024), curl_stream(),
-        "— (a buffer that stays in the CPU's cache: what the copy out of the kernel costs at its cheapest)",
+        "— (the C loop with curl's read size: whether the buffer size explains curl's lead)",
         reported(), missing=no_server))
     sse_python = ctx.python
     rows.append(Workload(

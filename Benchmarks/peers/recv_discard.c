@@ -3,7 +3,8 @@
  *
  * usage: recv_discard [--buffer=BYTES] HOST PORT PATH [OUTPUT]
  * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into one buffer
- * (1 MiB unless --buffer says otherwise; curl 7.88 reads into 100 KiB) until the server closes, counts the body bytes after the head and discards them, or
+ * (1 MiB unless --buffer says otherwise; curl 7.88 reads into 100 KiB) until the server closes,
+ * counts the body bytes after the head and discards them, or
  * with OUTPUT write()s them to that file (created or truncated; closed before the clock stops,
  * not fsynced, as curl -o does not).
  * Prints one JSON line in courier-bench's shape (seconds from connect to the last byte, bytes,
