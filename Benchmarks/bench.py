@@ -906,7 +906,7 @@ def workloads(ctx: Context):
         "stream-reference", f"Reference, not Courier: {human(BIG)} by recv() into 1 MiB and discarded (peers/recv_discard.c)",
         "curl -s > /dev/null", "GB/s",
         recv_discard, curl_stream(),
-        "— (the ceiling for the stream rows on this machine: the test server's send rate)", reported(),
+        "— (the least a client can do to receive; curl outran it on 2026-11-25, see that section)", reported(),
         missing=no_server))
     rows.append(Workload(
         "stream-reference-100k", f"Reference, not Courier: {human(BIG)} by recv() into 100 KiB (curl's buffer) and discarded",

@@ -1,5 +1,5 @@
-/* The machine-ceiling reference of the stream and download rows: the least a client can do to
- * receive a body, and to save it.
+/* The reference of the stream and download rows: the least a client can do to receive a body,
+ * and to save it (a floor of work, not a ceiling of speed: curl outran it on 2026-11-25).
  *
  * usage: recv_discard [--buffer=BYTES] HOST PORT PATH [OUTPUT]
  * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into one buffer
