@@ -47,7 +47,7 @@ import Testing
         #expect(try Positionals.parse(["localhost", "a=1"]).method == nil)
         #expect(try Positionals.parse(["localhost", "a=1"]).url == "localhost")
         #expect(try Positionals.parse(["GET", "localhost:8080"]).method == "GET")
-        #expect(try Positionals.parse(["get", "localhost:8080"]).method == "get")
+        #expect(try Positionals.parse(["get", "localhost:8080"]).method == "GET")
         #expect(try Positionals.parse(["PURGE", "localhost:8080"]).method == "PURGE")
         #expect(try Positionals.parse(["example.org"]).url == "example.org")
     }

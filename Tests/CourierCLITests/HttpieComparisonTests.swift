@@ -7,9 +7,10 @@ import Testing
 ///
 /// Differences Courier documents and that are removed before comparing: User-Agent,
 /// Accept-Encoding and Connection (httpie asks for gzip and keep-alive explicitly), the
-/// multipart boundary, `+` for a space in a query (Courier writes `%20`), Content-Length (httpie writes JSON with spaces, Courier compactly
-/// with sorted keys, and boundaries differ in length) and the raw `data` text of JSON and
-/// multipart bodies (their parsed `json`, `form` and `files` are compared instead).
+/// multipart boundary, `+` for a space in a query (Courier writes `%20`), Content-Length (httpie
+/// escapes non-ASCII JSON text as `\u`, Courier sends UTF-8; boundaries differ in length) and
+/// the raw `data` text of JSON and multipart bodies (their parsed `json`, `form` and `files`
+/// are compared instead).
 @Suite struct HttpieComparisonTests {
     struct Setup {
         let httpie: String
@@ -43,6 +44,9 @@ import Testing
         ["--auth", "other:creds", "GET", "{authurl}/anything"],
         ["--form", "POST", "{url}/anything", "a=1", "doc@{fixture};type=text/x-note"],
         ["--follow", "--max-redirects", "5", "GET", "{url}/relative-redirect/3"],
+        ["delete", "{url}/anything", "x==1"],
+        ["POST", "{url}/anything", "[]=x", "[]:=2", "[3]:={\"k\": [1]}"],
+        ["POST", "{url}/anything", "a\\[b\\]=c", "k\\\\=v", "id:=18446744073709551615", "d[x][]:=1.5"],
     ]
 
     @Test(arguments: cases.indices)

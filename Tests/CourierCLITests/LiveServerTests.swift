@@ -203,7 +203,7 @@ import Testing
         try await withServer { _, base in
             let verbose = try await CourierProcess.run(["-v", "\(base)/post", "a=1"])
             #expect(verbose.stdoutText.hasPrefix("POST /post HTTP/1.1\r\n"))
-            #expect(verbose.stdoutText.contains("\r\n\r\n{\"a\":\"1\"}\n\nHTTP/1.1 200 OK\r\n"))
+            #expect(verbose.stdoutText.contains("\r\n\r\n{\"a\": \"1\"}\n\nHTTP/1.1 200 OK\r\n"))
             let headers = try await CourierProcess.run(["-h", "\(base)/get"])
             #expect(headers.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(headers.stdoutText.hasSuffix("\r\n\r\n"))

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// `--offline` prints the request exactly as it would be sent; these compare bytes. JSON bodies
-/// come from JSONRequestSerializer (compact, sorted keys); forms keep command-line order.
+/// are written as httpie writes them (`{"a": "1", "b": 2}`, keys in command-line order, number
+/// literals as typed); forms keep command-line order too.
 @Suite struct OfflineTests {
     @Test func jsonItemsBuildAnObject() async throws {
         let result = try await CourierProcess.run([
@@ -11,8 +12,8 @@ import Testing
         #expect(result.status == 0)
         let expected =
             "POST /post?q=x%20y HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: application/json, */*;q=0.5\r\n"
-            + "Content-Type: application/json\r\nX-A: 1\r\nContent-Length: 31\r\nHost: example.org\r\n\r\n"
-            + "{\"a\":\"1\",\"b\":2,\"c\":[true,null]}"
+            + "Content-Type: application/json\r\nX-A: 1\r\nContent-Length: 37\r\nHost: example.org\r\n\r\n"
+            + "{\"a\": \"1\", \"b\": 2, \"c\": [true, null]}"
         #expect(result.stdoutText == expected)
     }
 
@@ -38,14 +39,66 @@ import Testing
         let result = try await CourierProcess.run([
             "--offline", "--print=B", "x.org", "a\\=b=c", "d\\:e:=1", "path=C:\\dir",
         ])
-        #expect(result.stdoutText == "{\"a=b\":\"c\",\"d:e\":1,\"path\":\"C:\\\\dir\"}")
+        #expect(result.stdoutText == "{\"a=b\": \"c\", \"d:e\": 1, \"path\": \"C:\\\\dir\"}")
     }
 
     @Test func nestedJSONKeys() async throws {
         let result = try await CourierProcess.run([
             "--offline", "--print=B", "x.org", "a[b]=1", "a[c]:=2", "l[]:=1", "l[]=x",
         ])
-        #expect(result.stdoutText == "{\"a\":{\"b\":\"1\",\"c\":2},\"l\":[1,\"x\"]}")
+        #expect(result.stdoutText == "{\"a\": {\"b\": \"1\", \"c\": 2}, \"l\": [1, \"x\"]}")
+    }
+
+    /// httpie's key-path grammar: `\[`, `\]` and `\\` are literal, a path may start with `[` for a
+    /// top-level array, and a malformed path is a usage error quoting the item.
+    @Test func nestedJSONKeysFollowHttpiesGrammar() async throws {
+        let cases: [([String], String)] = [
+            (["a\\[b\\]=c", "k\\\\=v", "a\\\\[b]=c"], #"{"a[b]": "c", "k\\": "v", "a\\": {"b": "c"}}"#),
+            (["[]=x", "[]:=2", "[4]=y"], #"["x", 2, null, null, "y"]"#),
+            (["a[b\\]]=c", "y[][]=z", "x[01]=1"], #"{"a": {"b]": "c"}, "y": [["z"]], "x": [null, "1"]}"#),
+            (["=x", "a[1a]=b"], #"{"": "x", "a": {"1a": "b"}}"#),
+        ]
+        for (items, expected) in cases {
+            let result = try await CourierProcess.run(["--offline", "--print=B", "-I", "x.org"] + items)
+            #expect(result.status == 0, "\(items): \(result.stderr)")
+            #expect(result.stdoutText == expected, "\(items)")
+        }
+        for item in ["a[b]c=x", "a]b=x", "c[=1", "[a]=x", "a[-1]=x", "a[99999]=x"] {
+            let result = try await CourierProcess.run(["--offline", "-I", "x.org", item])
+            #expect(result.status == 1, "\(item)")
+            #expect(result.stderr.contains("\"\(item)\""), "\(item): \(result.stderr)")
+        }
+        let conflict = try await CourierProcess.run(["--offline", "-I", "x.org", "[]=x", "a=b"])
+        #expect(conflict.status == 1)
+        #expect(conflict.stderr.contains("conflicts"))
+    }
+
+    /// Numbers go out as typed: an ID past 2^64 is not rounded through a Double.
+    @Test func rawJSONNumbersKeepTheirLiterals() async throws {
+        let result = try await CourierProcess.run([
+            "--offline", "--print=B", "-I", "x.org", "id:=18446744073709551615", "n:=-9223372036854775809",
+            "f:=1.50", "e:=1E400", "nested:={\"big\": 123456789012345678901234567890}",
+        ])
+        #expect(
+            result.stdoutText
+                == #"{"id": 18446744073709551615, "n": -9223372036854775809, "f": 1.50, "e": 1E400, "nested": {"big": 123456789012345678901234567890}}"#
+        )
+    }
+
+    @Test func methodsAreUpperCasedAsHttpieSendsThem() async throws {
+        let result = try await CourierProcess.run(["--offline", "--print=H", "delete", "x.org/a"])
+        #expect(result.stdoutText.hasPrefix("DELETE /a HTTP/1.1\r\n"))
+        let custom = try await CourierProcess.run(["--offline", "--print=H", "purge", "x.org/a", "a==1"])
+        #expect(custom.stdoutText.hasPrefix("PURGE /a?a=1 HTTP/1.1\r\n"))
+    }
+
+    /// A raw body under --form is a urlencoded form, as `echo 'a=1' | http -f URL` sends it.
+    @Test func rawBodyUnderFormIsDeclaredAForm() async throws {
+        let piped = try await CourierProcess.run(["--offline", "-f", "x.org/post"], stdin: Data("x=1".utf8))
+        #expect(piped.stdoutText.contains("Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\n"))
+        #expect(piped.stdoutText.hasSuffix("\r\n\r\nx=1"))
+        let raw = try await CourierProcess.run(["--offline", "-f", "--raw", "y=2", "-I", "x.org/post"])
+        #expect(raw.stdoutText.contains("Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\n"))
     }
 
     @Test func rawBodyFromFileIsExactlyTheFileBytes() async throws {
@@ -68,7 +121,7 @@ import Testing
         #expect(piped.stdoutText == "from stdin")
         let ignored = try await CourierProcess.run(
             ["--offline", "--print=B", "-I", "x.org", "a=1"], stdin: Data("from stdin".utf8))
-        #expect(ignored.stdoutText == "{\"a\":\"1\"}")
+        #expect(ignored.stdoutText == "{\"a\": \"1\"}")
         let mixed = try await CourierProcess.run(["--offline", "x.org", "a=1"], stdin: Data("from stdin".utf8))
         #expect(mixed.status == 1)
         #expect(mixed.stderr.contains("cannot be mixed"))

@@ -1,7 +1,8 @@
 /// The positional arguments `[METHOD] URL [ITEM ...]`, split as httpie does, but without its
 /// quirk of reading `courier localhost a=1` as the method `localhost`.
 struct Positionals: Sendable, Equatable {
-    /// The method as typed, nil when it is to be inferred.
+    /// The method, upper-cased as httpie sends it (`delete` goes out as `DELETE`), nil when it
+    /// is to be inferred.
     var method: String?
     /// The URL as typed (before shorthand expansion).
     var url: String
@@ -21,7 +22,7 @@ struct Positionals: Sendable, Equatable {
             first == first.uppercased() || standardMethods.contains(first.uppercased())
                 || !RequestItemParser.isItem(second)
         {
-            method = first
+            method = first.uppercased()
             url = second
             rest = rest.dropFirst()
         }

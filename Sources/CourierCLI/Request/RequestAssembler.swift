@@ -35,11 +35,14 @@ struct RequestAssembler {
             var request: Request
             switch plan.bodyKind {
             case .json:
-                let serializer = JSONRequestSerializer(
-                    writingOptions: [.sortedKeys, .withoutEscapingSlashes],
-                    httpSerializer: httpSerializer(accept: "application/json, */*;q=0.5"))
-                let object = try JSONBody.object(from: plan.fields)
-                request = try serializer.request(method: method, urlString: urlString, parameters: object.parameters)
+                // Written from the ordered document, not through the library's JSON serializer:
+                // keys keep command-line order and numbers their literal text (an ID past 2^64
+                // is not rounded through Double), and the document may be an array, as httpie's.
+                let document = try JSONBody.document(from: plan.fields)
+                request = try httpSerializer(accept: "application/json, */*;q=0.5")
+                    .makeRequest(method: method, urlString: urlString)
+                request.body = .data(Data(JSONPrinter(pretty: false, colors: false).string(for: document).utf8))
+                try request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             case .form:
                 var serializer = httpSerializer(accept: "*/*")
                 // Pairs in command-line order, repeats kept, as httpie sends them; the
@@ -64,13 +67,17 @@ struct RequestAssembler {
                 // httpie treats a raw body as JSON unless --form or --multipart says otherwise.
                 request = try httpSerializer(accept: plan.jsonMode ? "application/json, */*;q=0.5" : "*/*")
                     .makeRequest(method: method, urlString: urlString)
+                // As httpie: JSON by default, a urlencoded form under --form (`echo 'a=1' | courier -f URL`).
+                let declaredType =
+                    plan.jsonMode
+                    ? "application/json" : plan.formMode ? "application/x-www-form-urlencoded; charset=utf-8" : nil
                 switch plan.rawBody {
                 case .bytes(let data):
                     request.body = .data(data)
-                    if plan.jsonMode { try request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+                    if let declaredType { try request.setValue(declaredType, forHTTPHeaderField: "Content-Type") }
                 case .stdin(let body):
                     request.body = body
-                    if plan.jsonMode { try request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+                    if let declaredType { try request.setValue(declaredType, forHTTPHeaderField: "Content-Type") }
                 case .file(let path):
                     // `@file` is typed by its extension, from Courier's MIME table.
                     let url = URL(fileURLWithPath: path)
@@ -107,26 +114,6 @@ struct RequestAssembler {
                 try request.setValue(nil, forHTTPHeaderField: header.name)
                 seen.remove(key)
             }
-        }
-    }
-}
-
-extension OrderedJSON {
-    /// The top-level object as ``Parameters`` for the JSON serializer.
-    var parameters: Parameters {
-        guard case .object(let members) = self else { return [:] }
-        return Dictionary(members.map { ($0.key, $0.value.parameterValue) }, uniquingKeysWith: { _, last in last })
-    }
-
-    /// This value as a ``ParameterValue``; numbers become integers when they are written as one.
-    var parameterValue: ParameterValue {
-        switch self {
-        case .object: return .dictionary(parameters)
-        case .array(let elements): return .array(elements.map(\.parameterValue))
-        case .string(let text): return .string(text)
-        case .number(let text): return Int(text).map(ParameterValue.int) ?? .double(Double(text) ?? 0)
-        case .bool(let flag): return .bool(flag)
-        case .null: return .null
         }
     }
 }

@@ -59,4 +59,6 @@ struct RequestPlan: Sendable {
     var boundary: String?
     /// True unless `--form` or `--multipart`: a raw body is then sent as JSON, as httpie does.
     var jsonMode = true
+    /// True under `--form` (not `--multipart`): a raw body is then sent as a urlencoded form.
+    var formMode = false
 }

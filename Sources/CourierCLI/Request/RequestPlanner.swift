@@ -95,7 +95,7 @@ struct RequestPlanner {
         return RequestPlan(
             method: method, url: try Self.appending(queryPairs, to: url, original: positionals.url), headers: headers,
             bodyKind: kind, fields: fields, files: files, rawBody: rawBody, boundary: boundary,
-            jsonMode: mode == .json)
+            jsonMode: mode == .json, formMode: mode == .form)
     }
 
     /// Appends `name==value` items to the URL's query, with `&` when it already has one.
