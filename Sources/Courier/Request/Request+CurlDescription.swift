@@ -20,8 +20,12 @@ extension Request {
     ///
     /// Credentials are shown as they will be sent (an `Authorization` header); URLs built by
     /// the serializers carry none.
-    public var curlDescription: String {
-        var words = ["curl"]
+    public var curlDescription: String { curlDescription(adding: []) }
+
+    /// ``curlDescription`` with `arguments` (each one shell word, quoted as needed) right after
+    /// `curl`: settings that live outside the request, such as `-L`, `-k`, `--cacert` or `-x`.
+    public func curlDescription(adding arguments: [String]) -> String {
+        var words = ["curl"] + arguments
         let body = CurlBody(self.body)
         if method == .head {
             words.append("--head")
@@ -262,11 +266,16 @@ struct CurlFormPart {
         self.name = name
     }
 
-    /// `name=@"path";filename="…";type=…`, quoting as curl's form parser reads it.
+    /// `name=@"path";filename="…";type=…`, quoting as curl's form parser reads it: the path
+    /// and file name in quotes; the type bare, since curl keeps quotes around a type as part of
+    /// it, or as a quoted `headers=` field when it has parameters (`;` is where a bare type ends).
     func fileArgument(path: String) -> String? {
         var argument = "\(name)=@\(Self.curlQuoted(path))"
         if let fileName { argument += ";filename=\(Self.curlQuoted(fileName))" }
-        if let contentType { argument += ";type=\(Self.curlQuoted(contentType))" }
+        if let contentType {
+            let bare = !contentType.isEmpty && !contentType.contains { ";,\" \t".contains($0) }
+            argument += bare ? ";type=\(contentType)" : ";headers=\(Self.curlQuoted("Content-Type: " + contentType))"
+        }
         return argument
     }
 

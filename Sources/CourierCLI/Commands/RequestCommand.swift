@@ -126,10 +126,14 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "all, colors, format or none (default: all on a terminal, else none).")
     var pretty: String?
 
-    @Flag(name: [.customShort("d"), .long], help: "Download the response body to a file.")
+    @Flag(
+        name: [.customShort("d"), .long],
+        help: "Download the response body to a file (follows redirects, exits 3/4/5 as --check-status).")
     var download = false
 
-    @Option(name: [.customShort("o"), .long], help: "The file to download to (overwritten).")
+    @Option(
+        name: [.customShort("o"), .long],
+        help: "With --download, the file to download to; without, the file to print to instead of stdout.")
     var output: String?
 
     @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download (needs --output).")
@@ -152,7 +156,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
-        if resume && output == nil { throw ValidationError("--continue needs --output") }
+        if resume && (output == nil || !download) { throw ValidationError("--continue needs --download and --output") }
         if http1 && http2 { throw ValidationError("use only one of --http1.1 and --http2") }
         if certKey != nil && cert == nil { throw ValidationError("--cert-key needs --cert") }
         if session != nil && sessionReadOnly != nil {
@@ -164,7 +168,11 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let terminal = Terminal.current()
+        var terminal = Terminal.current()
+        if let output, !download {
+            try StandardStreams.redirectOut(toFile: output)
+            terminal.stdoutIsTerminal = false
+        }
         let outputOptions = try OutputOptions.resolve(
             print: printSpec, verbose: verbose, headersOnly: headersOnly, bodyOnly: bodyOnly, offline: offline,
             stdoutIsTerminal: terminal.stdoutIsTerminal, meta: meta)
@@ -206,12 +214,19 @@ struct RequestCommand: AsyncParsableCommand {
         // any other malformed option is; the environment is read only when a request goes out.
         if !proxy.isEmpty { _ = try ProxyOption.resolve(proxy, environment: [:]) }
 
+        // A header item `Accept-Encoding:` removes the header: nothing is asked for, so nothing is decoded.
+        let removesAcceptEncoding = itemHeaders.last { $0.name.lowercased() == "accept-encoding" }.map {
+            $0.value == nil
+        }
         if curl {
-            var command = request.curlDescription
-            if chunked, let range = command.range(of: "curl ") {
-                command.replaceSubrange(range, with: "curl -H 'Transfer-Encoding: chunked' ")
-            }
-            try StandardStreams.writeOut(command + "\n")
+            let options = CurlOptions(
+                follow: follow || download, maxRedirects: maxRedirects, verify: verify, certificate: cert,
+                certificateKey: certKey, http1Only: http1, proxies: proxy, scheme: request.url.scheme ?? "http",
+                compressed: !download && removesAcceptEncoding != true
+                    && request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
+                download: download, outputPath: output, resume: resume)
+            let chunkedHeader = chunked ? ["-H", "Transfer-Encoding: chunked"] : []
+            try StandardStreams.writeOut(request.curlDescription(adding: chunkedHeader + options.arguments) + "\n")
             return
         }
         if offline {
@@ -219,15 +234,18 @@ struct RequestCommand: AsyncParsableCommand {
             return
         }
         if let cache { try CacheOption.use(directory: cache, for: &request, downloading: download) }
+        // Download mode follows redirects and checks the status, as httpie's: a file is saved
+        // only from a 2xx, and anything else must not look like success.
         let exchange = Exchange(
-            request: request, printer: printer, output: outputOptions, follow: follow, maxRedirects: maxRedirects,
+            request: request, printer: printer, output: outputOptions, follow: follow || download,
+            maxRedirects: maxRedirects,
             connection: ConnectionOptions(
                 verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, proxies: proxy,
                 transport: transport),
-            chunked: chunked, checkStatus: checkStatus, download: download,
+            chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
-            cookieStorage: sessionState?.jar, stream: stream)
+            cookieStorage: sessionState?.jar, stream: stream, asksForCompression: removesAcceptEncoding != true)
         let status = try await exchange.run(interrupts: InterruptWatch())
         if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {
             let section = MetricsPrinter().text(for: metrics, finished: .now)

@@ -30,6 +30,9 @@ struct Exchange: Sendable {
     var cookieStorage: CookieJar? = nil
     /// `--stream`: print the body line by line as it arrives (see ``StreamedBodyPrinter``).
     var stream = false
+    /// False when an `Accept-Encoding:` item removed the header: none is sent and bodies are
+    /// not decoded.
+    var asksForCompression = true
 
     /// Sends the request and prints the exchange.
     /// - Returns: the exit status (not success only under `--check-status`).
@@ -42,7 +45,7 @@ struct Exchange: Sendable {
         // A download with stdout redirected and no -o writes the body to stdout, as httpie does.
         let downloading = downloadTarget != nil && (outputPath != nil || printer.stdoutIsTerminal)
         var connection = self.connection
-        connection.decompressesResponses = downloadTarget == nil
+        connection.decompressesResponses = downloadTarget == nil && asksForCompression
         if connection.decompressesResponses, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             // What the transport would add as it sends, set here so that -v shows it.
             try? request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")

@@ -135,8 +135,11 @@ struct MessagePrinter: Sendable {
             return total
         }
         if !overflowed, stdoutIsTerminal, !buffered.isEmpty, String(validating: buffered, as: UTF8.self) == nil {
-            try StandardStreams.writeOut(Self.binaryNote + "\n")
-            return total
+            guard let text = Self.terminalText(buffered, contentType: contentType) else {
+                try StandardStreams.writeOut(Self.binaryNote + "\n")
+                return total
+            }
+            buffered = Array(text.utf8)
         }
         if !overflowed {
             let output = formatted(buffered, contentType: contentType)
@@ -147,6 +150,34 @@ struct MessagePrinter: Sendable {
         // own; it comes after the formatted text, so any colour reset precedes it.
         if stdoutIsTerminal, let lastWritten, lastWritten != UInt8(ascii: "\n") { try StandardStreams.writeOut("\n") }
         return total
+    }
+
+    /// Text that is not UTF-8, as a terminal should show it: decoded from the charset that
+    /// Content-Type names, or for a `text/*` type without a known one, from UTF-8 with U+FFFD
+    /// for what does not decode (as httpie shows it); nil for a body to treat as binary.
+    static func terminalText(_ body: [UInt8], contentType: String?) -> String? {
+        guard let mediaType = contentType.flatMap(MediaType.init) else { return nil }
+        if let charset = mediaType.charset, let encoding = Self.encoding(forCharset: charset),
+            let text = String(bytes: body, encoding: encoding)
+        {
+            return text
+        }
+        guard mediaType.type == "text" else { return nil }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    /// The Foundation encoding of an IANA charset name, for the ones common on the web.
+    private static func encoding(forCharset charset: String) -> String.Encoding? {
+        switch charset {
+        case "iso-8859-1", "latin1", "iso_8859-1", "l1", "us-ascii", "ascii": return .isoLatin1
+        case "windows-1252", "cp1252": return .windowsCP1252
+        case "iso-8859-2", "latin2": return .isoLatin2
+        case "windows-1250", "cp1250": return .windowsCP1250
+        case "windows-1251", "cp1251": return .windowsCP1251
+        case "shift_jis", "shift-jis", "sjis": return .shiftJIS
+        case "euc-jp": return .japaneseEUC
+        default: return nil
+        }
     }
 
     /// JSON reindented and/or coloured as `--pretty` asks; anything else unchanged.

@@ -22,6 +22,21 @@ enum StandardStreams {
     /// Writes `text` to stdout, ignoring failures (help piped into `head`).
     static func writeOutIgnoringErrors(_ text: String) { try? write(Array(text.utf8), to: 1) }
 
+    /// Points stdout at `path` (created or truncated), as `> path` would: `--output` without
+    /// `--download` saves whatever would have been printed, as httpie's does.
+    /// - Throws: ``CLIError`` (usage) when the file cannot be opened for writing.
+    static func redirectOut(toFile path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw CLIError.usage(
+                "--output \"\(path)\": cannot open it for writing: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        guard dup2(descriptor, 1) >= 0 else {
+            throw CLIError.usage("--output \"\(path)\": cannot write to it: \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Writes `text` to stderr, ignoring failures (there is nowhere left to report them).
     static func writeError(_ text: String) { try? write(Array(text.utf8), to: 2) }
 

@@ -41,7 +41,14 @@ import Testing
         #expect(
             request.curlDescription
                 == "curl -H User-Agent: -H Accept: -H Expect: --form-string t=v "
-                + "-F 'f=@\"\(file.path)\";filename=\"a;b.txt\";type=\"text/plain\"' http://x.org/")
+                + "-F 'f=@\"\(file.path)\";filename=\"a;b.txt\";type=text/plain' http://x.org/")
+        // curl keeps quotes around a type as part of it, and a bare type ends at `;`: a type
+        // with parameters goes in a quoted Content-Type header instead.
+        var typed = try MultipartFormData(boundary: "XYZ")
+        try typed.append(fileURL: file, name: "f", fileName: "a.txt", mimeType: "text/plain; charset=utf-8")
+        let withParameters = Request(
+            method: .post, url: try #require(URL(string: "http://x.org/")), body: .source(typed))
+        #expect(withParameters.curlDescription.contains(";headers=\"Content-Type: text/plain; charset=utf-8\"'"))
         // A part curl cannot express sends the encoded form instead.
         var inMemory = try MultipartFormData(boundary: "XYZ")
         inMemory.append(Data("x".utf8), name: "d", fileName: "d.bin", mimeType: "application/x")
