@@ -397,8 +397,8 @@ public final class AsyncHTTPClientTransport: Transport {
         }
         if error is NIOConnectionError || error is IOError || error is ChannelError {
             return CourierError(
-                .connectionFailed, "cannot connect to \(target) or the connection broke: \(error)",
-                offendingInput: target, underlyingError: error)
+                .connectionFailed, ConnectionFailureText.message(for: error, url: url), offendingInput: target,
+                underlyingError: error)
         }
         return CourierError(
             .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,

@@ -28,6 +28,35 @@ extension TransportErrorMappingTests {
     }
 }
 
+extension TransportErrorMappingTests {
+    /// A failed connection is said in words, with the host and port, from real failures: a port
+    /// nothing listens on. (A name that does not resolve is not tried: that would ask a resolver.)
+    @Test func connectionFailuresSayWhatHappened() async throws {
+        let transport = AsyncHTTPClientTransport.shared
+        for (text, expected) in [
+            (
+                "http://127.0.0.1:1/x",
+                "cannot connect to http://127.0.0.1:1/x: the connection was refused (nothing listens at 127.0.0.1:1)"
+            ),
+            (
+                "http://[::1]:1/",
+                "cannot connect to http://[::1]:1/: the connection was refused (nothing listens at [::1]:1)"
+            ),
+        ] {
+            let url = try #require(URL(string: text))
+            do {
+                _ = try await transport.send(Request(url: url), uploadProgress: nil)
+                Issue.record("\(text) answered")
+            } catch let error as CourierError {
+                #expect(error.code == .connectionFailed, "\(error)")
+                // An IPv6 loopback may be missing in a container; then it is another failure, still typed.
+                if text.contains("[::1]"), error.message != expected { continue }
+                #expect(error.message == expected)
+            }
+        }
+    }
+}
+
 /// Response header names keep the server's spelling whether or not they hit the shared-name table.
 @Suite struct ResponseFieldNameTests {
     @Test func commonAndUncommonNamesKeepTheirSpellingAndMatchCaseInsensitively() throws {
