@@ -73,6 +73,32 @@ import Testing
         }
     }
 
+    /// `-q` prints nothing but errors, and a download under it saves silently; `-qq` also drops
+    /// the `--check-status` warning.
+    @Test func quietPrintsNothingButErrors() async throws {
+        try await withServer { base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let quiet = try await CourierProcess.run(["-q", "\(base)/get"], environment: ["COURIER_FORCE_TTY": "1"])
+            #expect(quiet.status == 0)
+            #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+            let file = directory.appendingPathComponent("q.bin")
+            let download = try await CourierProcess.run(["-q", "-d", "-o", file.path, "\(base)/bytes/10"])
+            #expect(download.status == 0)
+            #expect(download.stderr.isEmpty && download.stdout.isEmpty)
+            #expect(try Data(contentsOf: file).count == 10)
+            let warned = try await CourierProcess.run(["-q", "--check-status", "\(base)/status/500"])
+            #expect(warned.status == 5)
+            #expect(warned.stderr.contains("500"))
+            let silent = try await CourierProcess.run(["-qq", "--check-status", "\(base)/status/500"])
+            #expect(silent.status == 5)
+            #expect(silent.stderr.isEmpty && silent.stdout.isEmpty)
+            let refused = try await CourierProcess.run(["-qq", "http://127.0.0.1:1/"])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("refused"))
+        }
+    }
+
     /// `--curl` carries the options that act outside the request.
     @Test func curlCommandCarriesConnectionOptions() async throws {
         let result = try await CourierProcess.run([

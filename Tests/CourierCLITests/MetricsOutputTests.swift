@@ -44,9 +44,12 @@ import Testing
         }
     }
 
-    @Test func verboseEndsWithTheMetricsAndKeepsPasswordsOut() async throws {
+    @Test func doubleVerboseEndsWithTheMetricsAndKeepsPasswordsOut() async throws {
         try await withServer { server, _ in
-            let result = try await CourierProcess.run(["-v", "http://ann:hunter2@127.0.0.1:\(server.port)/get"])
+            let single = try await CourierProcess.run(["-v", "http://127.0.0.1:\(server.port)/get"])
+            #expect(single.stdoutText.contains("HTTP/1.1 200 OK\r\n"))
+            #expect(!single.stdoutText.contains("Elapsed time: "), "-v is httpie's: the exchange without metrics")
+            let result = try await CourierProcess.run(["-vv", "http://ann:hunter2@127.0.0.1:\(server.port)/get"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdoutText.contains("HTTP/1.1 200 OK\r\n"))
             #expect(result.stdoutText.contains("\nElapsed time: "))

@@ -111,8 +111,15 @@ struct RequestCommand: AsyncParsableCommand {
         help: "What to print: H request headers, B request body, h response headers, b response body.")
     var printSpec: String?
 
-    @Flag(name: [.customShort("v"), .long], help: "Print the whole exchange and its metrics (--print=HBhbm).")
-    var verbose = false
+    @Flag(
+        name: [.customShort("v"), .long],
+        help: "Print the whole exchange (--print=HBhb); -vv adds its metrics (--print=HBhbm).")
+    var verbose: Int
+
+    @Flag(
+        name: [.customShort("q"), .long],
+        help: "Print nothing but errors and warnings (no body, headers or progress); -qq drops the warnings.")
+    var quiet: Int
 
     @Flag(name: .long, help: "Print only the exchange's metrics: timings, connection, bytes (--print=m).")
     var meta = false
@@ -174,7 +181,8 @@ struct RequestCommand: AsyncParsableCommand {
             terminal.stdoutIsTerminal = false
         }
         let outputOptions = try OutputOptions.resolve(
-            print: printSpec, verbose: verbose, headersOnly: headersOnly, bodyOnly: bodyOnly, offline: offline,
+            print: quiet > 0 ? "" : printSpec, verbose: verbose, headersOnly: headersOnly, bodyOnly: bodyOnly,
+            offline: offline,
             stdoutIsTerminal: terminal.stdoutIsTerminal, meta: meta)
         let prettyOption = try PrettyOption.resolve(pretty, stdoutIsTerminal: terminal.stdoutIsTerminal)
         let progressOption = try ProgressOption.parse(progress)
@@ -244,8 +252,9 @@ struct RequestCommand: AsyncParsableCommand {
                 transport: transport),
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
-            showProgress: progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
-            cookieStorage: sessionState?.jar, stream: stream, asksForCompression: removesAcceptEncoding != true)
+            showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
+            cookieStorage: sessionState?.jar, stream: stream, asksForCompression: removesAcceptEncoding != true,
+            warnsOfStatus: quiet < 2, reportsSaving: quiet == 0)
         let status = try await exchange.run(interrupts: InterruptWatch())
         if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {
             let section = MetricsPrinter().text(for: metrics, finished: .now)

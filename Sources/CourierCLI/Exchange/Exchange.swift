@@ -33,6 +33,11 @@ struct Exchange: Sendable {
     /// False when an `Accept-Encoding:` item removed the header: none is sent and bodies are
     /// not decoded.
     var asksForCompression = true
+    /// False under `-qq`: a status that `--check-status` turns into an exit code is not also
+    /// named on stderr.
+    var warnsOfStatus = true
+    /// False under `-q`: a download saves its file without saying so.
+    var reportsSaving = true
 
     /// Sends the request and prints the exchange.
     /// - Returns: the exit status (not success only under `--check-status`).
@@ -162,7 +167,9 @@ struct Exchange: Sendable {
             downloadBar.finish(completed: bodySize, total: bodySize)
             if (200...299).contains(head.statusCode) {
                 let saved = try downloadTarget.store(receivedFile, head: head, url: response.request.url)
-                StandardStreams.writeError("Saved \(ProgressBar.formatBytes(bodySize)) to \"\(saved)\"\n")
+                if reportsSaving {
+                    StandardStreams.writeError("Saved \(ProgressBar.formatBytes(bodySize)) to \"\(saved)\"\n")
+                }
             } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
                 StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
             } else if output.responseBody {
@@ -178,7 +185,7 @@ struct Exchange: Sendable {
 
         guard checkStatus else { return .success }
         let status = ExitStatus.checking(statusCode: head.statusCode, followedRedirects: follow)
-        if status != .success, !printer.stdoutIsTerminal {
+        if status != .success, !printer.stdoutIsTerminal, warnsOfStatus {
             StandardStreams.writeError("courier: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)\n")
         }
         return status

@@ -12,7 +12,9 @@ struct Positionals: Sendable, Equatable {
     /// Splits and parses `arguments`.
     /// - Throws: ``CLIError`` (usage) when the URL is missing or an item does not parse.
     static func parse(_ arguments: [String]) throws -> Positionals {
-        guard let first = arguments.first else { throw CLIError.usage("the URL is missing") }
+        guard let first = arguments.first else {
+            throw CLIError.usage("the URL is missing; usage: courier [METHOD] URL [ITEM ...] (courier --help for more)")
+        }
         var method: String?
         var rest = arguments.dropFirst()
         var url = first

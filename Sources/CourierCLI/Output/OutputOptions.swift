@@ -32,15 +32,15 @@ struct OutputOptions: Sendable, Equatable {
     /// True when anything of the response is printed.
     var printsResponse: Bool { responseHeaders || responseBody }
 
-    /// httpie's defaults: `-v` prints everything (metrics too), `--meta` only the metrics,
-    /// `--offline` the request, a redirected stdout only the response body, a terminal the
-    /// response headers and body.
+    /// httpie's defaults: `-v` prints the whole exchange and `-vv` its metrics too, `--meta`
+    /// only the metrics, `--offline` the request, a redirected stdout only the response body, a
+    /// terminal the response headers and body.
     static func resolve(
-        print: String?, verbose: Bool, headersOnly: Bool, bodyOnly: Bool, offline: Bool, stdoutIsTerminal: Bool,
+        print: String?, verbose: Int, headersOnly: Bool, bodyOnly: Bool, offline: Bool, stdoutIsTerminal: Bool,
         meta: Bool = false
     ) throws -> OutputOptions {
         if let print { return try OutputOptions(printSpec: print) }
-        if verbose { return try OutputOptions(printSpec: offline ? "HBhb" : "HBhbm") }
+        if verbose > 0 { return try OutputOptions(printSpec: offline || verbose == 1 ? "HBhb" : "HBhbm") }
         if meta { return try OutputOptions(printSpec: "m") }
         if headersOnly { return try OutputOptions(printSpec: "h") }
         if bodyOnly { return try OutputOptions(printSpec: "b") }
