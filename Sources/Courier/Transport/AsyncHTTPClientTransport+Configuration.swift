@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOHTTP1
 import NIOSSL
 
 extension AsyncHTTPClientTransport {
@@ -33,6 +34,9 @@ extension AsyncHTTPClientTransport {
         /// The proxy of this configuration's clients (AsyncHTTPClient's is per client; see
         /// `ProxyRoutes`, which makes one set of clients per proxy server).
         var clientProxy: HTTPClient.Configuration.Proxy?
+        /// Connections go to a forward proxy, and each request's target is written in absolute
+        /// form (see `AbsoluteFormForwarding`); set by `ProxyRoutes` only.
+        var forwardsInAbsoluteForm = false
         /// TLS settings (trust roots, pinning verification, client certificates); nil uses the defaults.
         public var tlsConfiguration: TLSConfiguration?
         /// Let AsyncHTTPClient retry failed connection attempts until the connect timeout. Off by
@@ -83,6 +87,18 @@ extension AsyncHTTPClientTransport {
             // own per request, beside the session's task and attempt spans (see
             // `SessionManager.Configuration.tracer`): its tracing is always off, by value.
             configuration.tracing.tracer = nil
+            if forwardsInAbsoluteForm {
+                configuration.http1_1ConnectionDebugInitializer = { channel in
+                    let install: @Sendable () -> Void = {
+                        let sync = channel.pipeline.syncOperations
+                        guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
+                        try? sync.addHandler(AbsoluteFormTarget(), position: .after(encoder))
+                    }
+                    guard channel.eventLoop.inEventLoop else { return channel.eventLoop.submit(install) }
+                    install()
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                }
+            }
             return configuration
         }
     }

@@ -37,8 +37,12 @@ final class ConnectionLedger: Sendable {
         var configuration = configuration
         // Each initializer runs on its channel's event loop. A pipeline that does not look as
         // expected gets no probe (its requests report no connection) rather than failing.
+        // Installed first, beside the request encoder, so that a handler the configuration
+        // already adds there (an absolute-form rewriter) sits between them: the probe then sees
+        // the head as AsyncHTTPClient gives it to the delegate.
+        let previousInitializer = configuration.http1_1ConnectionDebugInitializer
         configuration.http1_1ConnectionDebugInitializer = { [self] channel in
-            Self.onLoop(of: channel) {
+            let probed = Self.onLoop(of: channel) {
                 let sync = channel.pipeline.syncOperations
                 if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil { Self.widenReads(of: channel) }
                 guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
@@ -46,6 +50,8 @@ final class ConnectionLedger: Sendable {
                     ledger: self, remoteAddress: Self.describe(channel.remoteAddress), counter: ConnectionUseCounter())
                 try? sync.addHandler(probe, position: .after(encoder))
             }
+            guard let previousInitializer else { return probed }
+            return probed.flatMap { previousInitializer(channel) }
         }
         configuration.http2ConnectionDebugInitializer = { channel in
             Self.onLoop(of: channel) {

@@ -3,12 +3,13 @@ import Foundation
 /// Which forward proxy each request goes through: one for `http://` URLs, one for `https://`
 /// URLs, and the hosts that go direct (``NoProxyList``), as curl's and httpie's proxy settings.
 ///
-/// Set it as ``AsyncHTTPClientTransport/Configuration/proxy``. Both kinds of URL reach an HTTP
-/// proxy with `CONNECT host:port` (AsyncHTTPClient 1.37 opens every proxied connection that
-/// way, then speaks TLS or plain HTTP through the tunnel), never with curl's absolute-form
-/// `GET http://host/path` for plain HTTP; a proxy that allows `CONNECT` to port 443 only (a
-/// Squid default) refuses plain `http://` URLs. Basic credentials go in `Proxy-Authorization`
-/// on the `CONNECT` request only, so the origin never sees them.
+/// Set it as ``AsyncHTTPClientTransport/Configuration/proxy``. An HTTP proxy gets plain
+/// `http://` requests as curl's `-x` sends them, in absolute form (`GET http://host/path`, over
+/// keep-alive connections to the proxy that serve every origin behind it), and opens a
+/// `CONNECT host:port` tunnel for `https://` URLs, through which TLS runs end to end. Basic
+/// credentials go in `Proxy-Authorization` to the proxy only (the test proxy and real ones
+/// drop it before forwarding; in a tunnel the origin never sees it), and a 407 from the proxy
+/// is ``CourierError/Code/proxyFailed`` either way.
 ///
 /// Build one by hand, or read the environment as curl does with ``fromEnvironment(_:)``:
 ///

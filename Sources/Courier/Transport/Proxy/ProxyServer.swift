@@ -9,8 +9,8 @@ extension ProxyConfiguration {
     public struct Server: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
         /// The protocol spoken to the proxy.
         public enum Kind: String, Sendable, Hashable {
-            /// An HTTP proxy: each connection is opened with `CONNECT host:port` and then carries
-            /// the exchange (TLS for https, plain HTTP for http) end to end.
+            /// An HTTP proxy: plain HTTP goes to it in absolute form (`GET http://host/path`); for
+            /// https each connection is opened with `CONNECT host:port` and carries TLS end to end.
             case http
             /// A SOCKS5 proxy, without authentication (AsyncHTTPClient 1.37 has none for SOCKS).
             /// The target's host name is sent to the proxy, which resolves it (curl's `socks5h`).

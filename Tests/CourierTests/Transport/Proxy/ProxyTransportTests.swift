@@ -35,9 +35,10 @@ import Testing
         let (status, body) = try result.get()
         #expect(status == 200)
         #expect(body.contains("via"))
+        // As curl -x sends it: to the proxy, the target in absolute form, no tunnel.
         let records = proxy.records
-        #expect(records.map(\.method) == ["CONNECT"])
-        #expect(records.first?.target == "127.0.0.1:\(server.port)")
+        #expect(records.map(\.method) == ["GET"])
+        #expect(records.first?.target == "http://127.0.0.1:\(server.port)/get?via=proxy")
         let expected = "Basic " + Data("me:hunter2".utf8).base64EncodedString()
         #expect(records.first?.proxyAuthorization == expected)
         // The credentials are the proxy's: the origin never sees them.
@@ -58,7 +59,34 @@ import Testing
         try await server.shutdown()
         #expect(try direct.get().0 == 200)
         #expect(try proxied.get().0 == 200)
-        #expect(proxy.records.map(\.target) == ["localhost:\(server.port)"])
+        #expect(proxy.records.map(\.target) == ["http://localhost:\(server.port)/get"])
+    }
+
+    /// A proxy that tunnels only to port 443, as Squid does by default, still carries plain
+    /// HTTP: that goes in absolute form, never through CONNECT, redirects and bodies included.
+    @Test func plainHTTPNeedsNoTunnel() async throws {
+        let first = try await TestServer.start()
+        let second = try await TestServer.start()
+        let proxy = try await TestForwardProxy.start()
+        let transport = transport(ProxyConfiguration(http: .init(host: "127.0.0.1", port: proxy.port)))
+        let manager = SessionManager(transport: transport)
+        let result = await outcome {
+            let redirected = try await manager.data(
+                for: Request(url: first.url("/redirect-to?url=\(second.url("/get?hop=2").absoluteString)")))
+            let posted = try await manager.data(
+                for: Request(method: .post, url: second.url("/post"), body: .data(Data("x=1".utf8))))
+            return (redirected, posted)
+        }
+        try await transport.shutdown()
+        try await proxy.shutdown()
+        try await first.shutdown()
+        try await second.shutdown()
+        let (redirected, posted) = try result.get()
+        #expect(redirected.response.statusCode == 200)
+        #expect(redirected.response.url.absoluteString == second.url("/get?hop=2").absoluteString)
+        #expect(String(decoding: posted.data, as: UTF8.self).contains("x=1"))
+        #expect(proxy.records.map(\.method) == ["GET", "GET", "POST"])
+        #expect(!proxy.records.contains { $0.method == "CONNECT" })
     }
 
     @Test func httpsTunnelsThroughConnect() async throws {
