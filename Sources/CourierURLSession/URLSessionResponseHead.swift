@@ -24,8 +24,32 @@ enum URLSessionResponseHead {
             let values = fieldName == .setCookie ? splitSetCookie(value) : [value]
             for value in values { fields.append(HTTPField(name: fieldName, value: value)) }
         }
-        return ResponseHead(status: HTTPResponse.Status(code: response.statusCode), headerFields: fields, url: url)
+        return ResponseHead(status: status(code: response.statusCode), headerFields: fields, url: url)
     }
+
+    /// The status with its standard reason phrase: URLSession does not pass on the one sent, and
+    /// an empty phrase printed (`HTTP/1.1 200 `) reads as a fault.
+    static func status(code: Int) -> HTTPResponse.Status {
+        // A status line has three digits, so URLSession's code is within 0...999, where
+        // HTTPResponse.Status accepts it; clamped all the same, since the server chose it.
+        standardStatuses[code] ?? HTTPResponse.Status(code: min(max(code, 0), 999))
+    }
+
+    /// swift-http-types' named statuses, by code.
+    private static let standardStatuses: [Int: HTTPResponse.Status] = {
+        let named: [HTTPResponse.Status] = [
+            .continue, .switchingProtocols, .earlyHints, .ok, .created, .accepted, .nonAuthoritativeInformation,
+            .noContent, .resetContent, .partialContent, .multipleChoices, .movedPermanently, .found, .seeOther,
+            .notModified, .temporaryRedirect, .permanentRedirect, .badRequest, .unauthorized, .forbidden, .notFound,
+            .methodNotAllowed, .notAcceptable, .proxyAuthenticationRequired, .requestTimeout, .conflict, .gone,
+            .lengthRequired, .preconditionFailed, .contentTooLarge, .uriTooLong, .unsupportedMediaType,
+            .rangeNotSatisfiable, .expectationFailed, .misdirectedRequest, .unprocessableContent, .tooEarly,
+            .upgradeRequired, .preconditionRequired, .tooManyRequests, .requestHeaderFieldsTooLarge,
+            .unavailableForLegalReasons, .internalServerError, .notImplemented, .badGateway, .serviceUnavailable,
+            .gatewayTimeout, .httpVersionNotSupported, .networkAuthenticationRequired,
+        ]
+        return Dictionary(uniqueKeysWithValues: named.map { ($0.code, $0) })
+    }()
 
     /// The cookies of a `Set-Cookie` value that URLSession joined with commas.
     static func splitSetCookie(_ value: String) -> [String] {
