@@ -110,7 +110,7 @@ import Testing
             try pipe.fileHandleForReading.close()
             let outcome = await finish(process, errURL: errURL)
             #expect(outcome.status == 141)
-            #expect(outcome.stderr == "courier: error: output closed before the body was written (broken pipe)\n")
+            #expect(outcome.stderr == "courier: error: output closed before everything was written (broken pipe)\n")
             // The exchange was cancelled, not left to download 10 GiB.
             #expect(await eventually { server.stats.connectionsOpen == 0 })
         }

@@ -16,7 +16,7 @@ enum ProgressBar {
             fields.append(String(format: "%3d%%", Int(fraction * 100)))
             fields.append("\(formatBytes(Int64(rate)))/s")
             if completed >= total {
-                fields.append("in \(formatDuration(elapsed))")
+                fields.append("in \(formatElapsed(elapsed))")
             } else if rate > 0 {
                 fields.append("ETA \(formatDuration(Double(total - completed) / rate))")
             } else {
@@ -44,6 +44,15 @@ enum ProgressBar {
             unit += 1
         }
         return String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// How long a finished transfer took: `0.02 s` and `12.3 s` under a minute (rounding a
+    /// quick download up to `0:00:01` would misstate it), `h:mm:ss` beyond.
+    static func formatElapsed(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "-:--:--" }
+        if seconds < 10 { return String(format: "%.2f s", seconds) }
+        if seconds < 60 { return String(format: "%.1f s", seconds) }
+        return formatDuration(seconds)
     }
 
     /// `h:mm:ss`.

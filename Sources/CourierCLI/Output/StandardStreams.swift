@@ -60,7 +60,7 @@ enum StandardStreams {
             if written < 0 {
                 if errno == EINTR { continue }
                 if errno == EPIPE {
-                    throw CLIError.failure("output closed before the body was written (broken pipe)", .brokenPipe)
+                    throw CLIError.failure("output closed before everything was written (broken pipe)", .brokenPipe)
                 }
                 throw CLIError.failure("cannot write output: \(String(cString: strerror(errno)))")
             }

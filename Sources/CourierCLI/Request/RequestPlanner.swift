@@ -81,9 +81,13 @@ struct RequestPlanner {
         }
         if let rawSource {
             if let first = fields.first?.item ?? files.first?.item {
+                let hint =
+                    rawSource == "stdin"
+                    ? "; pass --ignore-stdin when stdin is not meant as the body"
+                    : "; send the body as data items or from \(rawSource), not both"
                 throw CLIError.usage(
-                    "the request body from \(rawSource) and the data item \"\(first.original)\" cannot be mixed; "
-                        + "pass --ignore-stdin when stdin is not meant as the body")
+                    "the request body from \(rawSource) and the data item \"\(first.original)\" cannot be mixed"
+                        + hint)
             }
             kind = .raw
         }
