@@ -7,9 +7,9 @@ import Foundation
 /// `http://` requests as curl's `-x` sends them, in absolute form (`GET http://host/path`, over
 /// keep-alive connections to the proxy that serve every origin behind it), and opens a
 /// `CONNECT host:port` tunnel for `https://` URLs, through which TLS runs end to end. Basic
-/// credentials go in `Proxy-Authorization` to the proxy only (the test proxy and real ones
-/// drop it before forwarding; in a tunnel the origin never sees it), and a 407 from the proxy
-/// is ``CourierError/Code/proxyFailed`` either way.
+/// credentials go in `Proxy-Authorization`, which is the proxy's to consume (RFC 9110 §11.7.1:
+/// it does not forward it; in a tunnel the origin never sees it), and a 407 from the proxy is
+/// ``CourierError/Code/proxyFailed`` either way.
 ///
 /// Build one by hand, or read the environment as curl does with ``fromEnvironment(_:)``:
 ///
