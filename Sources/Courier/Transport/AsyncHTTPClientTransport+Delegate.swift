@@ -63,7 +63,7 @@ extension AsyncHTTPClientTransport {
                 fileBody?.close()
                 throw Self.courierError(from: error, url: url)
             }
-            fileBody?.attach(to: task)
+            fileBody?.attach(to: task, isRequestSent: { delegate.isRequestSent })
             cancellation.onCancel {
                 delegate.noteCancelledByCourier()
                 task.cancel()

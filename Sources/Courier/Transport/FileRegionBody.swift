@@ -12,7 +12,10 @@ import NIOCore
 /// ``regionSize`` bytes so that progress moves and the size is checked again between regions.
 /// A file that shrinks while a region is on the wire would make sendfile return 0 forever, so a
 /// watchdog on the request's event loop checks the sizes every ``watchInterval`` and fails the
-/// request with `.bodyLengthMismatch` instead of letting it spin.
+/// request with `.bodyLengthMismatch` instead of letting it spin. It checks through a duplicate
+/// descriptor of its own: NIO marks a `NIOFileHandle` in use while it sends from it, and a
+/// connection on another event loop than the request's sends almost without pause, so a check
+/// through the handle itself was refused nearly every time and the spin went on for ever.
 final class FileRegionBody: Sendable {
     /// Bytes per `FileRegion` write.
     static let regionSize: Int64 = 4 << 20
@@ -21,8 +24,10 @@ final class FileRegionBody: Sendable {
     /// Runs of in-memory segments smaller than this are joined into one write.
     static let smallSegmentLimit = 64 << 10
 
-    private struct OpenFile: Sendable {
+    struct OpenFile: Sendable {
         let handle: NIOFileHandle
+        /// A duplicate of the handle's descriptor, only for `fstat` (see the type's comment).
+        let sizeDescriptor: CInt
         let path: String
         let offset: Int64
         let length: Int64
@@ -34,14 +39,14 @@ final class FileRegionBody: Sendable {
     }
 
     private let pieces: [Piece]
-    private let files: [OpenFile]
+    /// The open files, in body order (internal for the watchdog's tests).
+    let files: [OpenFile]
     /// The exact number of body bytes.
     let contentLength: Int64
     private let lifecycle = NIOLockedValueBox(Lifecycle())
 
     private struct Lifecycle {
         var isClosed = false
-        var bodyFinished = false
     }
 
     /// Opens every file segment and checks it still holds its declared bytes.
@@ -88,7 +93,7 @@ final class FileRegionBody: Sendable {
             }
             flushSmall()
         } catch {
-            for file in files { try? file.handle.close() }
+            for file in files { Self.closeFile(file) }
             throw error
         }
         self.pieces = pieces
@@ -104,13 +109,20 @@ final class FileRegionBody: Sendable {
     }
 
     /// Starts the shrink watchdog for `task` and closes the files once it has completed.
-    func attach(to task: HTTPClient.Task<Void>) {
+    ///
+    /// The watchdog stops once `isRequestSent` says the request's last byte is on the wire. Not
+    /// when the last region was handed over: AsyncHTTPClient takes a write as soon as the
+    /// channel is writable again, which it is while the end of that region is still being sent.
+    func attach(to task: HTTPClient.Task<Void>, isRequestSent: @escaping @Sendable () -> Bool) {
         let watchdog: RepeatedTask? =
             files.isEmpty
             ? nil
             : task.eventLoop.scheduleRepeatedTask(initialDelay: Self.watchInterval, delay: Self.watchInterval) {
-                [weak self] _ in
-                guard let self, !self.lifecycle.withLockedValue({ $0.bodyFinished || $0.isClosed }) else { return }
+                [weak self] repeated in
+                guard let self, !self.lifecycle.withLockedValue({ $0.isClosed }), !isRequestSent() else {
+                    repeated.cancel()
+                    return
+                }
                 if let error = self.shrinkError() { task.fail(reason: error) }
             }
         task.futureResult.whenComplete { _ in
@@ -127,7 +139,7 @@ final class FileRegionBody: Sendable {
             return !state.isClosed
         }
         guard shouldClose else { return }
-        for file in files { try? file.handle.close() }
+        for file in files { Self.closeFile(file) }
     }
 
     /// Writes piece `pieceIndex` from `position`, then the rest, each after the previous write's
@@ -137,7 +149,6 @@ final class FileRegionBody: Sendable {
         to writer: HTTPClient.Body.StreamWriter
     ) -> EventLoopFuture<Void> {
         guard pieceIndex < pieces.count else {
-            lifecycle.withLockedValue { $0.bodyFinished = true }
             // A body always has at least one piece, so `previous` is set here.
             return previous ?? writer.write(.byteBuffer(ByteBuffer()))
         }
@@ -166,7 +177,8 @@ final class FileRegionBody: Sendable {
         }
     }
 
-    private func shrinkError() -> CourierError? {
+    /// The error for the first file that no longer holds its bytes; nil while every one does.
+    func shrinkError() -> CourierError? {
         for file in files {
             if let error = Self.shrinkError(of: file, needing: file.length) { return error }
         }
@@ -176,11 +188,10 @@ final class FileRegionBody: Sendable {
     /// An error when `file` no longer holds `needed` bytes from its offset; nil when it does or
     /// when it cannot be checked (a closed handle fails the write on its own).
     private static func shrinkError(of file: OpenFile, needing needed: Int64) -> CourierError? {
-        let size = try? file.handle.withUnsafeFileDescriptor { descriptor -> Int64 in
-            var info = stat()
-            return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : Int64.max
-        }
-        guard let size, size < file.offset + needed else { return nil }
+        var info = stat()
+        guard fstat(file.sizeDescriptor, &info) == 0 else { return nil }
+        let size = Int64(info.st_size)
+        guard size < file.offset + needed else { return nil }
         return CourierError(
             .bodyLengthMismatch,
             "\(file.path) shrank to \(size) bytes after it was added to the body, which needs \(file.offset + file.length)",
@@ -195,13 +206,26 @@ final class FileRegionBody: Sendable {
                 .invalidFile, "cannot open \(path): \(String(cString: strerror(code)))", offendingInput: path,
                 underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
         }
+        let sizeDescriptor = dup(descriptor)
+        guard sizeDescriptor >= 0 else {
+            let code = errno
+            Foundation.close(descriptor)
+            throw CourierError(
+                .invalidFile, "cannot open \(path): \(String(cString: strerror(code)))", offendingInput: path,
+                underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+        }
         let file = OpenFile(
-            handle: NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor), path: path, offset: offset,
-            length: length)
+            handle: NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor), sizeDescriptor: sizeDescriptor,
+            path: path, offset: offset, length: length)
         if let error = shrinkError(of: file, needing: length) {
-            try? file.handle.close()
+            closeFile(file)
             throw error
         }
         return file
+    }
+
+    private static func closeFile(_ file: OpenFile) {
+        try? file.handle.close()
+        Foundation.close(file.sizeDescriptor)
     }
 }

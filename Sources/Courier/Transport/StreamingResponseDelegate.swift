@@ -43,6 +43,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         /// Set before Courier itself cancels the exchange, so that a `cancelled` failure can be
         /// told apart from one AsyncHTTPClient reports for a connection that was closing.
         var cancelledByCourier = false
+        /// Set when AsyncHTTPClient reports the whole request written to the connection.
+        var requestSent = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -75,6 +77,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// True once ``noteCancelledByCourier()`` was called.
     var wasCancelledByCourier: Bool {
         state.withLockedValue { $0.cancelledByCourier }
+    }
+
+    /// True once AsyncHTTPClient has written the whole request, body included, to the connection.
+    var isRequestSent: Bool {
+        state.withLockedValue { $0.requestSent }
     }
 
     /// True once the response ended, well or badly; a body dropped before then must cancel the request.
@@ -185,6 +192,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didSendRequest(task: HTTPClient.Task<Void>) {
+        state.withLockedValue { $0.requestSent = true }
         if let recorder {
             recorder.requestSent(bodyBytes: sendsBody ? state.withLockedValue { $0.bytesSent } : 0)
         }

@@ -112,6 +112,50 @@ import Testing
         }
     }
 
+    /// The size watchdog sees a shrink while NIO is sending from the file: NIO marks the file's
+    /// handle in use during each sendfile, and a check through that handle was refused, so a
+    /// connection on another event loop (sending without pause) was never stopped and spun at
+    /// 100% CPU for ever. The check now goes through a descriptor of its own.
+    @Test func theWatchdogSeesAShrinkWhileTheFileIsBeingSent() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-watch-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try temporaryFile(Data(repeating: 0x42, count: 1 << 20), in: directory)
+        let body = try FileRegionBody(segments: [.file(path: file.path, offset: 0, length: 1 << 20)])
+        defer { body.close() }
+        #expect(body.shrinkError() == nil)
+        _ = truncate(file.path, 1024)
+        let handle = try #require(body.files.first?.handle)
+        let seen = try handle.withUnsafeFileDescriptor { _ in body.shrinkError() }
+        #expect(seen?.code == .bodyLengthMismatch)
+    }
+
+    /// End to end, over kept-alive connections (which may run on another event loop than the
+    /// request) and with the file cut at a moment of its own, mostly in the middle of a region:
+    /// every round fails with `.bodyLengthMismatch`, none spins.
+    @Test func aFileTruncatedMidRegionOverAReusedConnectionIsABodyLengthMismatch() async throws {
+        try await withTransport { server, transport, directory in
+            for round in 0..<4 {
+                _ = try await collect(transport.send(Request(url: server.url("/get")), uploadProgress: nil).body)
+                let file = try temporaryFile(Data(repeating: 0x42, count: 128 << 20), in: directory)
+                let request = Request(method: .post, url: server.url("/upload"), body: try .file(file))
+                let started = AsyncStream<Void>.makeStream()
+                let cutter = Task {
+                    for await _ in started.stream { break }
+                    try await Task.sleep(for: .microseconds(300 * (round + 1)))
+                    _ = truncate(file.path, 1024)
+                }
+                await expectCode(.bodyLengthMismatch) {
+                    let response = try await transport.send(
+                        request, uploadProgress: { _ in started.continuation.yield() })
+                    return try await collect(response.body)
+                }
+                started.continuation.finish()
+                _ = try? await cutter.value
+            }
+        }
+    }
+
     @Test func cancellingTheCallingTaskMidUploadIsCancelled() async throws {
         try await withTransport { server, transport, directory in
             let file = try temporaryFile(Data(repeating: 0x17, count: 16 << 20), in: directory)
