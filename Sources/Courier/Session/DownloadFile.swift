@@ -99,7 +99,7 @@ final class DownloadFile {
         defer { if source != url { unlink(source.path) } }
         if options.contains(.removePreviousFile) {
             guard rename(source.path, destination.path) == 0 else {
-                throw Self.error("cannot move the download to \(destination.path)", url: destination)
+                throw Self.error("cannot move the download to", url: destination)
             }
         } else {
             // link(2) fails with EEXIST instead of replacing, so no existing file is overwritten.
@@ -110,7 +110,7 @@ final class DownloadFile {
                         "\(destination.path) already exists; pass .removePreviousFile to replace it",
                         offendingInput: destination.path)
                 }
-                throw Self.error("cannot move the download to \(destination.path)", url: destination)
+                throw Self.error("cannot move the download to", url: destination)
             }
             unlink(source.path)
         }

@@ -77,7 +77,13 @@ extension HTTPSessionManager {
             completion(.failure(Self.asCourierError(error, path: path)))
             return nil
         }
-        let task = session.downloadTask(with: request, options: options, progress: progress) { _, _ in destination }
+        let task: SessionTask
+        do {
+            task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
+        } catch {
+            completion(.failure(Self.asCourierError(error, path: path)))
+            return nil
+        }
         Task {
             completion(await task.outcome())
         }

@@ -189,15 +189,17 @@ public final class HTTPSessionManager: Sendable {
             for: request, serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
-    /// Downloads `path` into the file `destination`; see ``SessionManager/download(_:options:progress:destination:)``.
-    /// - Throws: ``CourierError`` from building or sending, `.downloadDestinationExists`, `.downloadFailed`.
+    /// Downloads `path` into the file `destination`, with every option of
+    /// ``SessionManager/download(_:to:partialFile:options:progress:)`` (``DownloadOptions/resumesPartialFile`` included).
+    /// - Throws: ``CourierError`` from building or sending; `.downloadDestinationExists` and
+    ///   `.downloadFailed` for a destination that exists or whose directory does not, before
+    ///   anything is fetched.
     public func download(
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], to destination: URL,
         options: DownloadOptions = [], progress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
-        try await download(
-            path, parameters: parameters, headers: headers, options: options, progress: progress,
-            destination: { _, _ in destination })
+        let request = try request(.get, path, parameters: parameters, headers: headers)
+        return try await session.download(request, to: destination, options: options, progress: progress)
     }
 
     /// Downloads `path` to where `destination` says once the response is known.

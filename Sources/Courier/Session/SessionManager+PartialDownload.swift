@@ -15,7 +15,8 @@ extension SessionManager {
     /// - Throws: ``CourierError`` `.downloadDestinationExists` when `destination` exists and
     ///   `options` lacks `.removePreviousFile` (checked before any I/O, so that a partial file is
     ///   never fetched only to be refused at the end); `.downloadFailed` for a destination
-    ///   that is not a file URL.
+    ///   that is not a file URL, or whose directory does not exist and `options` lacks
+    ///   `.createIntermediateDirectories` (checked up front too).
     public func downloadTask(
         with request: Request, to destination: URL, partialFile: URL? = nil, options: DownloadOptions = [],
         progress: ProgressHandler? = nil
@@ -29,6 +30,13 @@ extension SessionManager {
             throw CourierError(
                 .downloadDestinationExists,
                 "\(destination.path) already exists; pass .removePreviousFile to replace it",
+                offendingInput: destination.path)
+        }
+        let directory = destination.deletingLastPathComponent()
+        if !options.contains(.createIntermediateDirectories), Self.existingDirectory(directory) == nil {
+            throw CourierError(
+                .downloadFailed,
+                "the directory \(directory.path) of the download destination does not exist; pass .createIntermediateDirectories to make it",
                 offendingInput: destination.path)
         }
         guard options.contains(.resumesPartialFile) else {

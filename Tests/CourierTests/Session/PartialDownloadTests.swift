@@ -162,6 +162,40 @@ struct PartialDownloadTests {
         }
     }
 
+    /// The entry-point manager's `download(_:to:)` is the same destination-first download: it
+    /// continues a partial file with `.resumesPartialFile`, and refuses an existing destination
+    /// or a missing directory before any request (it once ignored the option and fetched the
+    /// whole body before refusing).
+    @Test func theEntryPointManagerDownloadsDestinationFirst() async throws {
+        try await withSession { server, manager, directory in
+            let api = HTTPSessionManager(baseURL: server.baseURL, session: manager)
+            let destination = directory.appendingPathComponent("alphabet.txt")
+            try leaveBehind(
+                TestServer.expectedRangeBytes(count: 2_000), for: destination, url: server.url("/range/9000"),
+                etag: "\"range9000\"")
+            let resumed = try await api.download("range/9000", to: destination, options: [.resumesPartialFile])
+            #expect(resumed.response.statusCode == 206)
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedRangeBytes(count: 9_000))
+
+            server.resetStats()
+            await expectCode(.downloadDestinationExists) { try await api.download("bytes/10", to: destination) }
+            let nowhere = directory.appendingPathComponent("missing/dir/x.bin")
+            let missing = await expectCode(.downloadFailed) { try await api.download("bytes/10", to: nowhere) }
+            #expect(missing?.message.contains("does not exist") == true)
+            // The completion-handler form refuses it the same way, and starts no task.
+            let refused = Slot<CourierError>()
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let task = api.download("bytes/10", to: destination) { result in
+                    if case .failure(let error) = result { refused.value = error }
+                    continuation.resume()
+                }
+                #expect(task == nil)
+            }
+            #expect(refused.value?.code == .downloadDestinationExists)
+            #expect(server.stats.requestsReceived == 0)
+        }
+    }
+
     /// Without the option the bytes still go straight beside the destination, in a hidden file
     /// renamed at the end (never through the temporary directory, which may be another file
     /// system), and a failure removes that file.
