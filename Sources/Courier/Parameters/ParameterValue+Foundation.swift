@@ -41,7 +41,9 @@ enum FoundationConversion {
             throw unsupported(
                 path, "nesting deeper than \(ParameterValue.maximumFoundationDepth) levels")
         }
-        if let optional = value as? OptionalProtocol {
+        // The metatype first: casting the value itself to a protocol can bridge it to an
+        // Objective-C class, which for a deeply nested [Any] recurses until the stack runs out.
+        if type(of: value) is any OptionalProtocol.Type, let optional = value as? OptionalProtocol {
             guard let wrapped = optional.wrappedAny else { return .null }
             return try convert(wrapped, path: path, depth: depth)
         }
@@ -58,7 +60,24 @@ enum FoundationConversion {
             }
             return .string(text as String)
         }
+        // Swift collections before any cast to a class (NSNull, NSDictionary, NSSet): such a
+        // cast bridges the whole value to Objective-C first, recursively, and a deeply nested
+        // array overflows the stack there before the depth check above can refuse it.
         switch value {
+        case let array as [Any]:
+            var result: [ParameterValue] = []
+            result.reserveCapacity(array.count)
+            for (index, nested) in array.enumerated() {
+                result.append(try convert(nested, path: "\(path)[\(index)]", depth: depth + 1))
+            }
+            return .array(result)
+        case let dictionary as [String: Any]:
+            var result: [String: ParameterValue] = [:]
+            result.reserveCapacity(dictionary.count)
+            for (key, nested) in dictionary {
+                result[key] = try convert(nested, path: path.isEmpty ? key : "\(path)[\(key)]", depth: depth + 1)
+            }
+            return .dictionary(result)
         case let parameter as ParameterValue: return parameter
         case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
         case let number as any BinaryInteger:
@@ -69,13 +88,6 @@ enum FoundationConversion {
         case let text as String: return .string(text)
         case is NSNull: return .null
         case let data as Data: return .data(data)
-        case let dictionary as [String: Any]:
-            var result: [String: ParameterValue] = [:]
-            result.reserveCapacity(dictionary.count)
-            for (key, nested) in dictionary {
-                result[key] = try convert(nested, path: path.isEmpty ? key : "\(path)[\(key)]", depth: depth + 1)
-            }
-            return .dictionary(result)
         case let dictionary as NSDictionary:
             var result: [String: ParameterValue] = [:]
             for (key, nested) in dictionary {
@@ -85,13 +97,6 @@ enum FoundationConversion {
                 result[key] = try convert(nested, path: path.isEmpty ? key : "\(path)[\(key)]", depth: depth + 1)
             }
             return .dictionary(result)
-        case let array as [Any]:
-            var result: [ParameterValue] = []
-            result.reserveCapacity(array.count)
-            for (index, nested) in array.enumerated() {
-                result.append(try convert(nested, path: "\(path)[\(index)]", depth: depth + 1))
-            }
-            return .array(result)
         case let set as NSSet:
             var result = Set<ParameterValue>()
             for nested in set {

@@ -248,6 +248,18 @@ import Testing
         }
     }
 
+    /// A value nested far past the limit is refused with the typed error, not a stack
+    /// overflow in the runtime's bridging (which a 5,000-deep `[Any]` once caused).
+    @Test func deepNestingIsATypedErrorAtAnyDepth() {
+        for depth in [600, 5_000, 20_000] {
+            var value: Any = "leaf"
+            for _ in 0..<depth { value = [value] as [Any] }
+            #expect(throws: CourierError.self, "\(depth)") {
+                try ParameterValue.parameters(foundation: ["deep": value])
+            }
+        }
+    }
+
     @Test func topLevelMustBeADictionary() {
         #expect(throws: CourierError.self) { try ParameterValue.parameters(foundation: [1, 2]) }
     }
