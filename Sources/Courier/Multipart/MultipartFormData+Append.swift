@@ -54,8 +54,9 @@ extension MultipartFormData {
         try append(fileURL: fileURL, name: name, fileName: fileName, mimeType: MIMETypes.type(forFileName: fileName))
     }
 
-    /// Appends the file at `fileURL` with the given file name and MIME type. The size is read now;
-    /// a file that changes size before it is read makes the read fail with `.bodyLengthMismatch`.
+    /// Appends the file at `fileURL` with the given file name and MIME type. The size is read now:
+    /// a file that shrinks later makes the upload fail with `.bodyLengthMismatch` (one that grows
+    /// too, when read in chunks; sendfile sends the length read now).
     /// - Throws: ``CourierError`` `.invalidFile` as ``append(fileURL:name:)``; `.invalidHeader`
     ///   for a `mimeType` with CR, LF or NUL.
     public mutating func append(fileURL: URL, name: String, fileName: String, mimeType: String) throws {
