@@ -12,7 +12,7 @@ import Testing
         #expect(result.status == 0)
         let expected =
             "POST /post?q=x%20y HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: application/json, */*;q=0.5\r\n"
-            + "Content-Type: application/json\r\nX-A: 1\r\nContent-Length: 37\r\nHost: example.org\r\n\r\n"
+            + "Content-Type: application/json\r\nX-A: 1\r\nAccept-Encoding: gzip, deflate\r\nContent-Length: 37\r\nHost: example.org\r\n\r\n"
             + "{\"a\": \"1\", \"b\": 2, \"c\": [true, null]}"
         #expect(result.stdoutText == expected)
     }
@@ -22,17 +22,38 @@ import Testing
         #expect(result.status == 0)
         let expected =
             "POST /post HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: */*\r\n"
-            + "Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\nContent-Length: 17\r\n"
-            + "Host: localhost:8080\r\n\r\na=1%202&b=%26&a=3"
+            + "Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\nAccept-Encoding: gzip, deflate\r\n"
+            + "Content-Length: 17\r\nHost: localhost:8080\r\n\r\na=1%202&b=%26&a=3"
         #expect(result.stdoutText == expected)
     }
 
     @Test func methodIsInferredAndHeadersCanBeEmptiedOrRemoved() async throws {
         let result = try await CourierProcess.run(["--offline", "x.org", "Accept:text/x", "User-Agent:", "Empty;"])
-        #expect(result.stdoutText == "GET / HTTP/1.1\r\nAccept: text/x\r\nEmpty: \r\nHost: x.org\r\n\r\n")
+        #expect(
+            result.stdoutText
+                == "GET / HTTP/1.1\r\nAccept: text/x\r\nEmpty: \r\nAccept-Encoding: gzip, deflate\r\nHost: x.org\r\n\r\n"
+        )
         let explicit = try await CourierProcess.run(["--offline", "--print=H", "DELETE", "http://x.org:81/a/b"])
         #expect(explicit.stdoutText.hasPrefix("DELETE /a/b HTTP/1.1\r\n"))
         #expect(explicit.stdoutText.hasSuffix("Host: x.org:81\r\n\r\n"))
+    }
+
+    /// The `Accept-Encoding` the exchange would send is shown: asked for by default, a caller's
+    /// own kept, none after an `Accept-Encoding:` item or for a download (which keeps the bytes
+    /// as stored).
+    @Test func acceptEncodingIsShownAsItWouldBeSent() async throws {
+        let cases: [([String], String?)] = [
+            ([], "gzip, deflate"),
+            (["Accept-Encoding:br"], "br"),
+            (["Accept-Encoding:"], nil),
+            (["-d"], nil),
+        ]
+        for (extra, expected) in cases {
+            let result = try await CourierProcess.run(["--offline", "--print=H", "x.org"] + extra)
+            #expect(result.status == 0)
+            let line = result.stdoutText.split(separator: "\r\n").first { $0.hasPrefix("Accept-Encoding:") }
+            #expect(line.map(String.init) == expected.map { "Accept-Encoding: \($0)" }, "\(extra)")
+        }
     }
 
     @Test func backslashEscapesASeparator() async throws {
@@ -204,8 +225,8 @@ import Testing
             + "--XYZ--\r\n"
         let expected =
             "POST /post HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: */*\r\n"
-            + "Content-Type: multipart/form-data; boundary=XYZ\r\nContent-Length: \(body.utf8.count)\r\n"
-            + "Host: localhost:8080\r\n\r\n" + body
+            + "Content-Type: multipart/form-data; boundary=XYZ\r\nAccept-Encoding: gzip, deflate\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nHost: localhost:8080\r\n\r\n" + body
         #expect(result.stdoutText == expected)
         let bodyOnly = try await CourierProcess.run(
             ["--offline", "--multipart", "--boundary=XYZ", "--print=B", "x.org", "a=1"], directory: directory)

@@ -238,6 +238,8 @@ struct RequestCommand: AsyncParsableCommand {
             return
         }
         if offline {
+            // As `Exchange.run` would send it: a download asks for the bytes as stored.
+            if !download, removesAcceptEncoding != true { Exchange.asksForCompression(in: &request) }
             try await Self.printRequest(request, printer: printer, options: outputOptions, chunked: chunked)
             return
         }

@@ -39,6 +39,14 @@ struct Exchange: Sendable {
     /// False under `-q`: a download saves its file without saying so.
     var reportsSaving = true
 
+    /// Sets `Accept-Encoding: gzip, deflate` unless `request` has the header: what the
+    /// transport adds as it sends when it decodes responses, set on the request itself so that
+    /// `-v` and `--offline` show the request as it goes out.
+    static func asksForCompression(in request: inout Request) {
+        guard request.value(forHTTPHeaderField: "Accept-Encoding") == nil else { return }
+        try? request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")
+    }
+
     /// Sends the request and prints the exchange.
     /// - Returns: the exit status (not success only under `--check-status`).
     /// - Throws: ``CLIError`` with httpie's exit code for connection failures, timeouts and
@@ -51,10 +59,7 @@ struct Exchange: Sendable {
         let downloading = downloadTarget != nil && (outputPath != nil || printer.stdoutIsTerminal)
         var connection = self.connection
         connection.decompressesResponses = downloadTarget == nil && asksForCompression
-        if connection.decompressesResponses, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            // What the transport would add as it sends, set here so that -v shows it.
-            try? request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")
-        }
+        if connection.decompressesResponses { Self.asksForCompression(in: &request) }
         // Only a download to a file needs scratch space; any other body goes to stdout once
         // (Exchange+Stream.swift).
         let scratch = downloading ? try ScratchDirectory.make(near: downloadTarget?.directory) : nil
