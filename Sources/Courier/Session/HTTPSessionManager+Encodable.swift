@@ -63,18 +63,24 @@ extension HTTPSessionManager {
     /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
     public func put(
         _ path: String, json body: some Encodable, headers: [String: String] = [:],
-        encoder: JSONEncoder = JSONEncoder(), isolation: isolated (any Actor)? = #isolation
+        encoder: JSONEncoder = JSONEncoder(), uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
-        try await send(.put, path, json: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
+        try await send(
+            .put, path, json: body, headers: headers, encoder: encoder, serializer: configuredSerializer,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     /// `PATCH path` with `body` as JSON; the response decoded by ``responseSerializer``.
     /// - Throws: as ``send(_:_:json:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
     public func patch(
         _ path: String, json body: some Encodable, headers: [String: String] = [:],
-        encoder: JSONEncoder = JSONEncoder(), isolation: isolated (any Actor)? = #isolation
+        encoder: JSONEncoder = JSONEncoder(), uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
-        try await send(.patch, path, json: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
+        try await send(
+            .patch, path, json: body, headers: headers, encoder: encoder, serializer: configuredSerializer,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     /// `POST path` with `body` as a URL-encoded form; the response decoded by ``responseSerializer``.
@@ -93,18 +99,24 @@ extension HTTPSessionManager {
     /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
     public func put(
         _ path: String, form body: some Encodable, headers: [String: String] = [:],
-        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), isolation: isolated (any Actor)? = #isolation
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
-        try await send(.put, path, form: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
+        try await send(
+            .put, path, form: body, headers: headers, encoder: encoder, serializer: configuredSerializer,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     /// `PATCH path` with `body` as a URL-encoded form; the response decoded by ``responseSerializer``.
     /// - Throws: as ``send(_:_:form:headers:encoder:serializer:uploadProgress:downloadProgress:isolation:)``.
     public func patch(
         _ path: String, form body: some Encodable, headers: [String: String] = [:],
-        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), isolation: isolated (any Actor)? = #isolation
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<any Sendable> {
-        try await send(.patch, path, form: body, headers: headers, encoder: encoder, serializer: configuredSerializer)
+        try await send(
+            .patch, path, form: body, headers: headers, encoder: encoder, serializer: configuredSerializer,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     // MARK: Building

@@ -34,10 +34,11 @@ extension HTTPSessionManager {
     /// - Throws: ``CourierError`` from building or sending, or the response errors above.
     public func delete<Value: Decodable & Sendable>(
         _ path: String, parameters: Parameters? = nil, as type: Value.Type, headers: [String: String] = [:],
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), downloadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<Value> {
         try await send(
-            .delete, path, parameters: parameters, headers: headers, serializer: Self.decoding(type, with: decoder))
+            .delete, path, parameters: parameters, headers: headers, serializer: Self.decoding(type, with: decoder),
+            downloadProgress: downloadProgress)
     }
 
     /// `POST path` with `parameters` in the body as ``requestSerializer`` writes them, the
@@ -57,20 +58,24 @@ extension HTTPSessionManager {
     /// - Throws: ``CourierError`` from building or sending, or the response errors above.
     public func put<Value: Decodable & Sendable>(
         _ path: String, parameters: Parameters? = nil, as type: Value.Type, headers: [String: String] = [:],
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<Value> {
         try await send(
-            .put, path, parameters: parameters, headers: headers, serializer: Self.decoding(type, with: decoder))
+            .put, path, parameters: parameters, headers: headers, serializer: Self.decoding(type, with: decoder),
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     /// `PATCH path` with `parameters` in the body, the response decoded as `type`.
     /// - Throws: ``CourierError`` from building or sending, or the response errors above.
     public func patch<Value: Decodable & Sendable>(
         _ path: String, parameters: Parameters? = nil, as type: Value.Type, headers: [String: String] = [:],
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<Value> {
         try await send(
-            .patch, path, parameters: parameters, headers: headers, serializer: Self.decoding(type, with: decoder))
+            .patch, path, parameters: parameters, headers: headers, serializer: Self.decoding(type, with: decoder),
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     // MARK: JSON bodies
@@ -96,11 +101,13 @@ extension HTTPSessionManager {
     public func put<Value: Decodable & Sendable>(
         _ path: String, json body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
         encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .put, path, json: body, headers: headers, encoder: encoder,
-            serializer: Self.decoding(type, with: decoder))
+            serializer: Self.decoding(type, with: decoder), uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
     }
 
     /// `PATCH path` with `body` as JSON, the response decoded as `type`.
@@ -108,11 +115,13 @@ extension HTTPSessionManager {
     public func patch<Value: Decodable & Sendable>(
         _ path: String, json body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
         encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .patch, path, json: body, headers: headers, encoder: encoder,
-            serializer: Self.decoding(type, with: decoder))
+            serializer: Self.decoding(type, with: decoder), uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
     }
 
     // MARK: Form bodies
@@ -138,11 +147,13 @@ extension HTTPSessionManager {
     public func put<Value: Decodable & Sendable>(
         _ path: String, form body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
         encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .put, path, form: body, headers: headers, encoder: encoder,
-            serializer: Self.decoding(type, with: decoder))
+            serializer: Self.decoding(type, with: decoder), uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
     }
 
     /// `PATCH path` with `body` as a URL-encoded form, the response decoded as `type`.
@@ -150,11 +161,13 @@ extension HTTPSessionManager {
     public func patch<Value: Decodable & Sendable>(
         _ path: String, form body: some Encodable, as type: Value.Type, headers: [String: String] = [:],
         encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), decoder: JSONDecoder = JSONDecoder(),
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Value> {
         try await send(
             .patch, path, form: body, headers: headers, encoder: encoder,
-            serializer: Self.decoding(type, with: decoder))
+            serializer: Self.decoding(type, with: decoder), uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
     }
 
     /// The serializer every typed verb decodes with; `decoder` is shared, never changed.

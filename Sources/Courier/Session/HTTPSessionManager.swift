@@ -156,26 +156,35 @@ public final class HTTPSessionManager: Sendable {
 
     /// `PUT path` with `parameters` in the body.
     /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func put(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
-        -> DataResponse<any Sendable>
-    {
-        try await send(.put, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
+    public func put(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<any Sendable> {
+        try await send(
+            .put, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     /// `PATCH path` with `parameters` in the body.
     /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func patch(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
-        -> DataResponse<any Sendable>
-    {
-        try await send(.patch, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
+    public func patch(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<any Sendable> {
+        try await send(
+            .patch, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
     /// `DELETE path` with `parameters` in the query.
     /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func delete(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
-        -> DataResponse<any Sendable>
-    {
-        try await send(.delete, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
+    public func delete(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        downloadProgress: ProgressHandler? = nil
+    ) async throws -> DataResponse<any Sendable> {
+        try await send(
+            .delete, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
+            downloadProgress: downloadProgress)
     }
 
     /// Any verb, decoded by a serializer of the caller's, with a typed value.

@@ -173,6 +173,72 @@ struct TypedVerbsTests {
         }
     }
 
+    /// Every verb with a body reports its upload, typed or not, as `post` does; the last report
+    /// is the whole body.
+    @Test func putAndPatchReportUploadProgressAsPostDoes() async throws {
+        try await withManager { manager in
+            let person = Person(name: String(repeating: "n", count: 3_000), age: 3, tags: [], address: nil)
+            let bodyLength = Int64(try JSONEncoder().encode(person).count)
+            let sends: [(String, (@escaping ProgressHandler, @escaping ProgressHandler) async throws -> Void)] = [
+                (
+                    "put json",
+                    { up, down in
+                        _ = try await manager.put(
+                            "anything", json: person, as: Echo<Person>.self, uploadProgress: up, downloadProgress: down)
+                    }
+                ),
+                (
+                    "patch json",
+                    { up, down in
+                        _ = try await manager.patch(
+                            "anything", json: person, as: Echo<Person>.self, uploadProgress: up, downloadProgress: down)
+                    }
+                ),
+                (
+                    "put json untyped",
+                    { up, down in
+                        _ = try await manager.put("anything", json: person, uploadProgress: up, downloadProgress: down)
+                    }
+                ),
+                (
+                    "patch form",
+                    { up, down in
+                        _ = try await manager.patch(
+                            "anything", form: ["k": "v"], as: Echo<NoBody>.self, uploadProgress: up,
+                            downloadProgress: down)
+                    }
+                ),
+                (
+                    "put parameters",
+                    { up, down in
+                        _ = try await manager.put(
+                            "anything", parameters: ["a": "b"], as: Echo<NoBody>.self, uploadProgress: up,
+                            downloadProgress: down)
+                    }
+                ),
+                (
+                    "patch parameters untyped",
+                    { up, down in
+                        _ = try await manager.patch(
+                            "anything", parameters: ["a": "b"], uploadProgress: up, downloadProgress: down)
+                    }
+                ),
+            ]
+            for (name, send) in sends {
+                let up = Recorder<TransferProgress>()
+                let down = Recorder<TransferProgress>()
+                try await send({ up.append($0) }, { down.append($0) })
+                let total = try #require(up.values.last?.totalUnitCount, "\(name)")
+                expectWellFormedProgress(up.values, total: total)
+                if name.contains("json") { #expect(total == bodyLength, "\(name)") }
+                #expect(down.values.last.map { $0.completedUnitCount > 0 } == true, "\(name)")
+            }
+            let down = Recorder<TransferProgress>()
+            _ = try await manager.delete("anything", as: Echo<NoBody>.self, downloadProgress: { down.append($0) })
+            #expect(down.values.last.map { $0.completedUnitCount > 0 } == true)
+        }
+    }
+
     // MARK: Errors
 
     @Test func aBodyThatDoesNotDecodeIsATypedErrorWithTheResponseAndData() async throws {
