@@ -51,3 +51,64 @@ extension ParameterValue {
     /// A ``data(_:)`` value, or ``null`` when `value` is nil.
     public init(_ value: Data?) { self = value.map(ParameterValue.data) ?? .null }
 }
+
+/// A type whose values convert to a ``ParameterValue`` without loss: the types of its scalar
+/// cases, optionals of them, and `ParameterValue` itself. Collections of them convert in one
+/// step: `["tags": .init(tags), "limits": .init(limits)]` for `tags: [String]` and
+/// `limits: [String: Int]`.
+public protocol ParameterValueConvertible {
+    /// This value as a parameter value.
+    var parameterValue: ParameterValue { get }
+}
+
+extension ParameterValue: ParameterValueConvertible {
+    /// The value itself.
+    public var parameterValue: ParameterValue { self }
+}
+
+extension String: ParameterValueConvertible {
+    /// A ``ParameterValue/string(_:)`` value.
+    public var parameterValue: ParameterValue { .string(self) }
+}
+
+extension Int: ParameterValueConvertible {
+    /// An ``ParameterValue/int(_:)`` value.
+    public var parameterValue: ParameterValue { .int(self) }
+}
+
+extension Double: ParameterValueConvertible {
+    /// A ``ParameterValue/double(_:)`` value.
+    public var parameterValue: ParameterValue { .double(self) }
+}
+
+extension Bool: ParameterValueConvertible {
+    /// A ``ParameterValue/bool(_:)`` value.
+    public var parameterValue: ParameterValue { .bool(self) }
+}
+
+extension Data: ParameterValueConvertible {
+    /// A ``ParameterValue/data(_:)`` value.
+    public var parameterValue: ParameterValue { .data(self) }
+}
+
+extension Optional: ParameterValueConvertible where Wrapped: ParameterValueConvertible {
+    /// The wrapped value's, or ``ParameterValue/null`` when there is none.
+    public var parameterValue: ParameterValue { self?.parameterValue ?? .null }
+}
+
+extension ParameterValue {
+    /// An ``array(_:)`` of `values`, in their order.
+    public init<Values: Sequence>(_ values: Values) where Values.Element: ParameterValueConvertible {
+        self = .array(values.map(\.parameterValue))
+    }
+
+    /// A ``set(_:)`` of `values`: written in a stable order, as ``set(_:)`` is.
+    public init<Element: ParameterValueConvertible>(_ values: Set<Element>) {
+        self = .set(Set(values.map(\.parameterValue)))
+    }
+
+    /// A ``dictionary(_:)`` of `values`, under the same keys.
+    public init<Value: ParameterValueConvertible>(_ values: [String: Value]) {
+        self = .dictionary(values.mapValues(\.parameterValue))
+    }
+}

@@ -440,6 +440,26 @@ struct TypedVerbsTests {
                 == "d=AP8%3D&f=0&list%5B%5D=3&list%5B%5D=literal&list%5B%5D=2&n=3&none&q=Ann&r=0.5")
     }
 
+    /// Arrays, sets and dictionaries of convertible values in one step, optionals inside them too.
+    @Test func collectionsOfValuesFromVariables() {
+        let tags = ["a", "b"]
+        let limits = ["x": 1, "y": 2]
+        let maybe: [Double?] = [1.5, nil]
+        let unique: Set<Int> = [3]
+        let nested: [String: [String: Bool]] = ["o": ["p": true]]
+        #expect(ParameterValue(tags) == .array([.string("a"), .string("b")]))
+        #expect(ParameterValue(limits) == .dictionary(["x": .int(1), "y": .int(2)]))
+        #expect(ParameterValue(maybe) == .array([.double(1.5), .null]))
+        #expect(ParameterValue(unique) == .set([.int(3)]))
+        #expect(ParameterValue(nested.mapValues(ParameterValue.init)) == ["o": ["p": true]])
+        #expect(ParameterValue(ArraySlice(tags).dropFirst()) == ["b"])
+        // The scalar initialisers still win where a value is also a sequence.
+        #expect(ParameterValue("ab") == .string("ab"))
+        #expect(ParameterValue(Data([1, 2])) == .data(Data([1, 2])))
+        let parameters: Parameters = ["tags": .init(tags), "limits": .init(limits)]
+        #expect(QueryString.encode(parameters) == "limits%5Bx%5D=1&limits%5By%5D=2&tags%5B%5D=a&tags%5B%5D=b")
+    }
+
     // MARK: Support
 
     /// The pairs of a form text (`a=b&c=d`), grouped as httpbin shows them.
