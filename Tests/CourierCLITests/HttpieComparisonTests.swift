@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -42,6 +43,9 @@ import Testing
         ["--raw", "raw body text", "PATCH", "{url}/anything", "Content-Type:text/plain"],
         ["GET", "{authurl}/basic-auth/user/pass"],
         ["--auth", "other:creds", "GET", "{authurl}/anything"],
+        ["--auth", "user:secret", "GET", "{url}/anything", "Authorization:Bearer item"],
+        ["GET", "{authurl}/anything", "Authorization:Bearer item"],
+        ["GET", "{url}/anything", "Authorization:Bearer item"],
         ["--form", "POST", "{url}/anything", "a=1", "doc@{fixture};type=text/x-note"],
         ["--follow", "--max-redirects", "5", "GET", "{url}/relative-redirect/3"],
         ["delete", "{url}/anything", "x==1"],
@@ -132,7 +136,7 @@ import Testing
     }
 
     static func runHttpie(_ path: String, _ arguments: [String]) throws -> CourierProcess.Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let out = Pipe()

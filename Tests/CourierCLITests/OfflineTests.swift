@@ -178,9 +178,15 @@ import Testing
         let explicit = try await CourierProcess.run(["--offline", "-a", "bob:pw", "http://ann:secret@x.org/"])
         #expect(explicit.stdoutText.contains("Authorization: Basic Ym9iOnB3\r\n"))
         #expect(!explicit.stdoutText.contains("secret"))
+        // As httpie: credentials win over an Authorization item, which applies without them.
         let header = try await CourierProcess.run(["--offline", "http://ann:secret@x.org/", "Authorization:Bearer t"])
-        #expect(header.stdoutText.contains("Authorization: Bearer t\r\n"))
-        #expect(!header.stdoutText.contains("Basic"))
+        #expect(header.stdoutText.contains("Authorization: Basic YW5uOnNlY3JldA==\r\n"))
+        #expect(!header.stdoutText.contains("Bearer"))
+        let option = try await CourierProcess.run(["--offline", "-a", "u:p", "x.org", "Authorization:Bearer t"])
+        #expect(option.stdoutText.contains("Authorization: Basic dTpw\r\n"))
+        #expect(!option.stdoutText.contains("Bearer"))
+        let bearer = try await CourierProcess.run(["--offline", "x.org", "Authorization:Bearer t"])
+        #expect(bearer.stdoutText.contains("Authorization: Bearer t\r\n"))
     }
 
     @Test func chunkedShowsTransferEncoding() async throws {

@@ -90,7 +90,11 @@ struct RequestAssembler {
             case .none:
                 request = try httpSerializer(accept: "*/*").makeRequest(method: method, urlString: urlString)
             }
-            try applyHeaderItems(plan.headers, to: &request)
+            // Credentials (`-a` or the URL's) are all that can have set Authorization so far, and
+            // as in httpie they win over an `Authorization:` item.
+            let hasCredentials = request.value(forHTTPHeaderField: "Authorization") != nil
+            try applyHeaderItems(
+                plan.headers.filter { !hasCredentials || $0.name.lowercased() != "authorization" }, to: &request)
             return request
         } catch let error as CourierError {
             throw CLIError.usage(error.message)
