@@ -43,6 +43,31 @@ import Testing
         #expect(URLShorthand.expand("127.0.0.1:9/x") == "http://127.0.0.1:9/x")
     }
 
+    /// RFC 3986 §5.2.4 and its §5.4 examples, as curl and httpie squash paths before sending.
+    @Test(arguments: [
+        ("/a/b/c/./../../g", "/a/g"),
+        ("mid/content=5/../6", "mid/6"),
+        ("/a/../b", "/b"),
+        ("/a/./b/", "/a/b/"),
+        ("/a/..", "/"),
+        ("/a/.", "/a/"),
+        ("/../../x", "/x"),
+        ("/a/b/..//c", "/a//c"),
+        ("/a/..%2F", "/a/..%2F"),
+        ("/.hidden/..x/x..", "/.hidden/..x/x.."),
+        ("", ""),
+        ("/", "/"),
+    ])
+    func dotSegmentsAreRemoved(path: String, expected: String) {
+        #expect(DotSegments.removed(from: path) == expected)
+    }
+
+    @Test func urlsLoseTheirDotSegmentsUnlessKept() throws {
+        #expect(try URLShorthand.url(from: "x.org/a/../b?q=/../").absoluteString == "http://x.org/b?q=/../")
+        #expect(
+            try URLShorthand.url(from: "x.org/a/../b", keepsDotSegments: true).absoluteString == "http://x.org/a/../b")
+    }
+
     @Test func positionals() throws {
         #expect(try Positionals.parse(["localhost", "a=1"]).method == nil)
         #expect(try Positionals.parse(["localhost", "a=1"]).url == "localhost")

@@ -84,6 +84,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .customLong("http2"), help: "Offer HTTP/2 over TLS (ALPN), falling back to HTTP/1.1 (the default).")
     var http2 = false
 
+    @Flag(name: .customLong("path-as-is"), help: "Send /./ and /../ in the URL's path as typed, not squashed.")
+    var pathAsIs = false
+
     @Flag(name: .long, help: "Send the body with Transfer-Encoding: chunked.")
     var chunked = false
 
@@ -191,7 +194,7 @@ struct RequestCommand: AsyncParsableCommand {
         let stdinBody = (ignoreStdin || terminal.stdinIsTerminal) ? nil : try StandardInput.body()
         let planner = RequestPlanner(
             mode: multipart ? .multipart : (form ? .form : .json), boundary: boundary, rawArgument: raw,
-            stdinBody: stdinBody)
+            stdinBody: stdinBody, keepsDotSegments: pathAsIs)
         var plan = try planner.plan(positionals: positionals)
         let itemHeaders = plan.headers
         let givenCredentials = auth.map { value -> (user: String, password: String) in
@@ -232,7 +235,7 @@ struct RequestCommand: AsyncParsableCommand {
                 certificateKey: certKey, http1Only: http1, proxies: proxy, scheme: request.url.scheme ?? "http",
                 compressed: !download && removesAcceptEncoding != true
                     && request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
-                download: download, outputPath: output, resume: resume)
+                download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs)
             let chunkedHeader = chunked ? ["-H", "Transfer-Encoding: chunked"] : []
             try StandardStreams.writeOut(request.curlDescription(adding: chunkedHeader + options.arguments) + "\n")
             return

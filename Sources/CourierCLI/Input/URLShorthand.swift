@@ -37,10 +37,11 @@ enum URLShorthand {
         return "\(defaultScheme)://\(rest)"
     }
 
-    /// Parses the expanded URL.
+    /// Parses the expanded URL, its path without dot segments unless `keepsDotSegments`
+    /// (`--path-as-is`; see ``DotSegments``).
     /// - Throws: ``CLIError`` (usage) quoting `input`, any password in it redacted, when its
     ///   scheme is not http or https, its host or port is invalid, or it is not a URL.
-    static func url(from input: String) throws -> URL {
+    static func url(from input: String, keepsDotSegments: Bool = false) throws -> URL {
         let shown = HeaderRedaction.redactingURLPasswords(in: input)
         if let range = schemeRange(in: input) {
             let scheme = input[..<range.lowerBound]
@@ -50,9 +51,13 @@ enum URLShorthand {
         }
         let text = expand(input)
         if let problem = authorityProblem(in: text) { throw CLIError.usage("\"\(shown)\": \(problem)") }
-        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty,
-            let url = components.url
-        else {
+        guard var components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
+            throw CLIError.usage("\"\(shown)\" is not a valid http or https URL")
+        }
+        if !keepsDotSegments {
+            components.percentEncodedPath = DotSegments.removed(from: components.percentEncodedPath)
+        }
+        guard let url = components.url else {
             throw CLIError.usage("\"\(shown)\" is not a valid http or https URL")
         }
         return url

@@ -18,6 +18,8 @@ struct CurlOptions {
     var download = false
     var outputPath: String?
     var resume = false
+    /// `--path-as-is`: curl squashes dot segments too unless told the same.
+    var pathAsIs = false
 
     /// The arguments, in the order curl's manual lists them.
     var arguments: [String] {
@@ -31,6 +33,7 @@ struct CurlOptions {
         if let certificate { words += ["--cert", certificate] }
         if let certificateKey { words += ["--key", certificateKey] }
         if http1Only { words.append("--http1.1") }
+        if pathAsIs { words.append("--path-as-is") }
         if let proxy = proxy() { words += proxy.isEmpty ? ["--noproxy", "*"] : ["-x", proxy] }
         if compressed { words.append("--compressed") }
         if download {

@@ -12,11 +12,13 @@ struct RequestPlanner {
     var rawArgument: String?
     /// The body piped on stdin (nil when empty, ignored or a terminal).
     var stdinBody: RequestBody?
+    /// `--path-as-is`: send `.` and `..` path segments as typed.
+    var keepsDotSegments = false
 
     /// Builds the plan.
     /// - Throws: ``CLIError`` (usage) quoting the offending item or option.
     func plan(positionals: Positionals) throws -> RequestPlan {
-        let url = try URLShorthand.url(from: positionals.url)
+        let url = try URLShorthand.url(from: positionals.url, keepsDotSegments: keepsDotSegments)
         var headers: [(name: String, value: String?)] = []
         var queryPairs: [QueryStringPair] = []
         var fields: [RequestPlan.Field] = []
