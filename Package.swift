@@ -98,12 +98,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Test support shared by the test targets: child processes without Foundation's `Process`.
+        .target(name: "CourierTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "CourierTests",
             dependencies: [
                 "Courier",
                 "CourierTesting",
                 "CourierTestServer",
+                "CourierTestSupport",
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -163,6 +166,7 @@ let package = Package(
             dependencies: [
                 "CourierCLI",
                 "CourierTestServer",
+                "CourierTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -184,6 +188,7 @@ let package = Package(
                 "CourierURLSession",
                 "CourierTesting",
                 "CourierTestServer",
+                "CourierTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -54,7 +55,7 @@ struct CourierProcess {
         _ arguments: [String], stdin: Data?, pipeStdin: Bool, environment: [String: String],
         directory: URL?, limit: Double
     ) throws -> Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try executable()
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

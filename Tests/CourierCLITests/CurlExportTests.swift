@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -85,7 +86,7 @@ import Testing
     }
 
     static func runShell(_ command: String, stdin: Data?) throws -> CourierProcess.Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         let out = Pipe()

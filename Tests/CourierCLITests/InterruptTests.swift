@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
         _ arguments: [String], signal: Int32, directory: URL, environment: [String: String] = [:],
         ready: () -> Bool
     ) async throws -> (status: Int32, stderr: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try CourierProcess.executable()
         process.arguments = arguments
         process.currentDirectoryURL = directory

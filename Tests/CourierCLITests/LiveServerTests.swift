@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTestSupport
 import Crypto
 import Foundation
 import Testing
@@ -168,7 +169,7 @@ import Testing
         try await withServer { _, base in
             let directory = try CourierProcess.scratchDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let openssl = Process()
+            let openssl = ChildProcess()
             openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             openssl.arguments = [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
@@ -307,7 +308,7 @@ import Testing
         let probe = try await TestServer.start()
         let port = probe.port
         try await probe.shutdown()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try CourierProcess.executable()
         process.arguments = ["serve", "--port", String(port), "--quiet"]
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")

@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -88,13 +89,13 @@ import Testing
     @Test func theSameTargetAsCurl() async throws {
         try await withServerAndProxy { server, proxy in
             let url = server.url("/get?from=compare").absoluteString
-            let curl = Process()
+            let curl = ChildProcess()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             guard FileManager.default.isExecutableFile(atPath: curl.executableURL?.path ?? "") else { return }
             curl.arguments = ["-s", "-o", "/dev/null", "-x", proxy.url, url]
             try curl.run()
             curl.waitUntilExit()
-            let tunnel = Process()
+            let tunnel = ChildProcess()
             tunnel.executableURL = curl.executableURL
             tunnel.arguments = ["-s", "-o", "/dev/null", "-p", "-x", proxy.url, url]
             try tunnel.run()

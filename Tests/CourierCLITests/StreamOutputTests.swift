@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -30,8 +31,8 @@ import Testing
     }
 
     /// Starts `courier` with stdout on a pipe the test reads, stderr to a file.
-    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, URL) {
-        let process = Process()
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (ChildProcess, Pipe, URL) {
+        let process = ChildProcess()
         process.executableURL = try CourierProcess.executable()
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -48,7 +49,7 @@ import Testing
         return (process, pipe, errURL)
     }
 
-    func finish(_ process: Process, errURL: URL) async -> (status: Int32, stderr: String) {
+    func finish(_ process: ChildProcess, errURL: URL) async -> (status: Int32, stderr: String) {
         if await !eventually({ !process.isRunning }) {
             process.terminate()
             Issue.record("courier did not exit")
@@ -121,7 +122,7 @@ import Testing
             for arguments in [
                 ["\(base)/bytes/1000000"], ["--pretty=format", "\(base)/json"], ["-S", "\(base)/ndjson"],
             ] {
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = try CourierProcess.executable()
                 process.arguments = arguments
                 process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")

@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -34,7 +35,7 @@ import Testing
         /// Runs `command` in the pane's shell and returns the screen, escape codes kept, once
         /// it has printed its exit status (at most 60 s).
         func screen(after command: String, directory: URL) throws -> String {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", Self.script, "sh", tmux, socket, directory.path, command]
             var environment = ProcessInfo.processInfo.environment

@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import NIOCore
 import Testing
@@ -147,7 +148,7 @@ import Testing
         let output = try FileHandle(forWritingTo: outputURL)
         defer { try? output.close() }
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script.path, manifest.path]
         process.standardOutput = output

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CourierTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -89,7 +90,7 @@ struct TestCertificates: Sendable {
     }
 
     private static func openssl(_ arguments: [String], in directory: URL) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments
         process.currentDirectoryURL = directory

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -97,13 +98,13 @@ enum HTTP2TestHarness {
     }
 
     /// Output goes to files, not pipes, so a chatty curl cannot block on a full pipe.
-    private static func makeProcess(_ arguments: [String]) throws -> (Process, URL, URL) {
+    private static func makeProcess(_ arguments: [String]) throws -> (ChildProcess, URL, URL) {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("courier-curl-\(UUID().uuidString)")
         let stdout = base.appendingPathExtension("out")
         let stderr = base.appendingPathExtension("err")
         try Data().write(to: stdout)
         try Data().write(to: stderr)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: stdout)
@@ -111,7 +112,7 @@ enum HTTP2TestHarness {
         return (process, stdout, stderr)
     }
 
-    private static func collect(_ process: Process, stdout: URL, stderr: URL) -> CurlResult {
+    private static func collect(_ process: ChildProcess, stdout: URL, stderr: URL) -> CurlResult {
         defer {
             try? FileManager.default.removeItem(at: stdout)
             try? FileManager.default.removeItem(at: stderr)
