@@ -148,6 +148,20 @@ import Testing
         #expect(mixed.stderr.contains("cannot be mixed"))
     }
 
+    /// A field's value can come from a pipe (`@/dev/stdin`, `@<(command)`), read to its end, as
+    /// in httpie; it used to be refused as unreadable.
+    @Test func fieldValuesFromAPipe() async throws {
+        let text = try await CourierProcess.run(
+            ["--offline", "--print=B", "-I", "x.org", "a=@/dev/stdin"], stdin: Data("piped\n".utf8), pipeStdin: true)
+        #expect(text.stdoutText == #"{"a": "piped\n"}"#, "\(text.stderr)")
+        let json = try await CourierProcess.run(
+            ["--offline", "--print=B", "-I", "x.org", "b:=@/dev/stdin"], stdin: Data("[1, {\"k\": null}]".utf8),
+            pipeStdin: true)
+        #expect(json.stdoutText == #"{"b": [1, {"k": null}]}"#, "\(json.stderr)")
+        let empty = try await CourierProcess.run(["--offline", "--print=B", "x.org", "c=@/dev/null"])
+        #expect(empty.stdoutText == #"{"c": ""}"#, "\(empty.stderr)")
+    }
+
     @Test func rawOptionAndAuth() async throws {
         let result = try await CourierProcess.run(["--offline", "-a", "user:pa:ss", "--raw", "hello", "PATCH", "x.org"])
         #expect(result.stdoutText.contains("Authorization: Basic dXNlcjpwYTpzcw==\r\n"))

@@ -135,8 +135,15 @@ struct RequestPlanner {
 
     private func readText(_ path: String, for item: RequestItem) throws -> String {
         let checked = try checkedFile(path, for: item)
-        guard let data = FileManager.default.contents(atPath: checked) else {
-            throw CLIError.usage("\"\(item.original)\": cannot read \(path)")
+        // Read to the end rather than by the file's size, so that a pipe (`@/dev/stdin`,
+        // `@<(command)`) gives its text too, as in httpie.
+        let data: Data
+        do {
+            guard let handle = FileHandle(forReadingAtPath: checked) else { throw CocoaError(.fileReadNoPermission) }
+            defer { try? handle.close() }
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            throw CLIError.usage("\"\(item.original)\": cannot read \(path): \(error.localizedDescription)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw CLIError.usage("\"\(item.original)\": \(path) is not UTF-8 text")
