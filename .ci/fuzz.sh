@@ -12,7 +12,7 @@ mkdir -p "$out/corpus" "$out/artifacts"
 
 echo "fuzz: building $binary"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld \
-    -module-name HeaderValueFuzzer \
+    -module-name HeaderValueFuzzer -package-name Courier \
     "$root"/Sources/Courier/Response/HeaderValues/*.swift \
     "$root"/Fuzz/HeaderValueFuzzer.swift \
     -o "$binary"

@@ -146,12 +146,12 @@ struct URIReference: Hashable {
         if scheme != nil {
             target.scheme = scheme
             target.authority = authority
-            target.path = Self.removingDotSegments(path)
+            target.path = DotSegments.removed(from: path)
             target.query = query
         } else {
             if authority != nil {
                 target.authority = authority
-                target.path = Self.removingDotSegments(path)
+                target.path = DotSegments.removed(from: path)
                 target.query = query
             } else {
                 if path.isEmpty {
@@ -159,9 +159,9 @@ struct URIReference: Hashable {
                     target.query = query ?? base.query
                 } else {
                     if path.hasPrefix("/") {
-                        target.path = Self.removingDotSegments(path)
+                        target.path = DotSegments.removed(from: path)
                     } else {
-                        target.path = Self.removingDotSegments(merged(with: base))
+                        target.path = DotSegments.removed(from: merged(with: base))
                     }
                     target.query = query
                 }
@@ -178,37 +178,5 @@ struct URIReference: Hashable {
         if base.authority != nil && base.path.isEmpty { return "/" + path }
         guard let lastSlash = base.path.lastIndex(of: "/") else { return path }
         return String(base.path[...lastSlash]) + path
-    }
-
-    /// RFC 3986 §5.2.4: interprets `.` and `..` segments.
-    static func removingDotSegments(_ path: String) -> String {
-        var input = Substring(path)
-        var output: [Substring] = []
-        while !input.isEmpty {
-            if input.hasPrefix("../") {
-                input = input.dropFirst(3)
-            } else if input.hasPrefix("./") {
-                input = input.dropFirst(2)
-            } else if input.hasPrefix("/./") {
-                input = input.dropFirst(2)
-            } else if input == "/." {
-                input = "/"
-            } else if input.hasPrefix("/../") {
-                input = input.dropFirst(3)
-                if !output.isEmpty { output.removeLast() }
-            } else if input == "/.." {
-                input = "/"
-                if !output.isEmpty { output.removeLast() }
-            } else if input == "." || input == ".." {
-                input = ""
-            } else {
-                // Move the first segment, with its leading "/" if any, to the output.
-                let searchStart = input.hasPrefix("/") ? input.index(after: input.startIndex) : input.startIndex
-                let end = input[searchStart...].firstIndex(of: "/") ?? input.endIndex
-                output.append(input[..<end])
-                input = input[end...]
-            }
-        }
-        return output.joined()
     }
 }
