@@ -96,19 +96,22 @@ import Testing
             } else {
                 request.body = try .file(file)
             }
-            let truncated = Slot<Bool>()
             let error = await expectCode(.bodyLengthMismatch) {
-                let response = try await transport.send(
-                    request,
-                    uploadProgress: { _ in
-                        // At the first progress report the file shrinks under the sender.
-                        guard truncated.value == nil else { return }
-                        truncated.value = true
-                        _ = truncate(file.path, 1024)
-                    })
+                let response = try await transport.send(request, uploadProgress: Self.truncating(file))
                 return try await collect(response.body)
             }
             #expect(error?.offendingInput == file.path)
+        }
+    }
+
+    /// An upload-progress handler that cuts `file` to 1 KiB at the first report, so the file
+    /// shrinks under the sender.
+    static func truncating(_ file: URL) -> @Sendable (Int64) -> Void {
+        let truncated = Slot<Bool>()
+        return { _ in
+            guard truncated.value == nil else { return }
+            truncated.value = true
+            _ = truncate(file.path, 1024)
         }
     }
 
@@ -139,15 +142,8 @@ import Testing
                 _ = try await collect(transport.send(Request(url: server.url("/get")), uploadProgress: nil).body)
                 let file = try temporaryFile(Data(repeating: 0x42, count: 64 << 20), in: directory)
                 let request = Request(method: .post, url: server.url("/upload"), body: try .file(file))
-                let truncated = Slot<Bool>()
                 await expectCode(.bodyLengthMismatch) {
-                    let response = try await transport.send(
-                        request,
-                        uploadProgress: { _ in
-                            guard truncated.value == nil else { return }
-                            truncated.value = true
-                            _ = truncate(file.path, 1024)
-                        })
+                    let response = try await transport.send(request, uploadProgress: Self.truncating(file))
                     return try await collect(response.body)
                 }
             }
