@@ -46,6 +46,8 @@ import Testing
         ["--auth", "user:secret", "GET", "{url}/anything", "Authorization:Bearer item"],
         ["GET", "{authurl}/anything", "Authorization:Bearer item"],
         ["GET", "{url}/anything", "Authorization:Bearer item"],
+        ["GET", "{url}/anything/a/./b/../c"],
+        ["--path-as-is", "GET", "{url}/anything/a/./b/../c"],
         ["--form", "POST", "{url}/anything", "a=1", "doc@{fixture};type=text/x-note"],
         ["--follow", "--max-redirects", "5", "GET", "{url}/relative-redirect/3"],
         ["delete", "{url}/anything", "x==1"],
