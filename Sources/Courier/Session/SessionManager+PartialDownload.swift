@@ -33,7 +33,8 @@ extension SessionManager {
                 offendingInput: destination.path)
         }
         let directory = destination.deletingLastPathComponent()
-        if !options.contains(.createIntermediateDirectories), Self.existingDirectory(directory) == nil {
+        let existingDirectory = Self.existingDirectory(directory)
+        if !options.contains(.createIntermediateDirectories), existingDirectory == nil {
             throw CourierError(
                 .downloadFailed,
                 "the directory \(directory.path) of the download destination does not exist; pass .createIntermediateDirectories to make it",
@@ -43,7 +44,7 @@ extension SessionManager {
             let fixed = PartialDownload(destination: destination, partialFile: partialFile)
             var download = SessionTask.DownloadParameters(
                 options: options, destination: fixed.destinationClosure, resumeData: nil)
-            download.stagingDirectory = Self.existingDirectory(destination.deletingLastPathComponent())
+            download.stagingDirectory = existingDirectory
             return makeTask(
                 kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
         }

@@ -225,24 +225,23 @@ struct RequestCommand: AsyncParsableCommand {
         // any other malformed option is; the environment is read only when a request goes out.
         if !proxy.isEmpty { _ = try ProxyOption.resolve(proxy, environment: [:]) }
 
-        // A header item `Accept-Encoding:` removes the header: nothing is asked for, so nothing is decoded.
-        let removesAcceptEncoding = itemHeaders.last { $0.name.lowercased() == "accept-encoding" }.map {
-            $0.value == nil
-        }
+        // Compressed bodies are asked for and decoded unless this is a download (the bytes as
+        // stored) or a header item `Accept-Encoding:` removed the header.
+        let removesAcceptEncoding =
+            itemHeaders.last { $0.name.lowercased() == "accept-encoding" }.map { $0.value == nil } ?? false
+        let asksForCompression = !download && !removesAcceptEncoding
         if curl {
             let options = CurlOptions(
                 follow: follow || download, maxRedirects: maxRedirects, verify: verify, certificate: cert,
                 certificateKey: certKey, http1Only: http1, proxies: proxy, scheme: request.url.scheme ?? "http",
-                compressed: !download && removesAcceptEncoding != true
-                    && request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
+                compressed: asksForCompression && request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
                 download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs)
             let chunkedHeader = chunked ? ["-H", "Transfer-Encoding: chunked"] : []
             try StandardStreams.writeOut(request.curlDescription(adding: chunkedHeader + options.arguments) + "\n")
             return
         }
         if offline {
-            // As `Exchange.run` would send it: a download asks for the bytes as stored.
-            if !download, removesAcceptEncoding != true { Exchange.asksForCompression(in: &request) }
+            if asksForCompression { Exchange.asksForCompression(in: &request) }
             try await Self.printRequest(request, printer: printer, options: outputOptions, chunked: chunked)
             return
         }
@@ -258,7 +257,7 @@ struct RequestCommand: AsyncParsableCommand {
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
-            cookieStorage: sessionState?.jar, stream: stream, asksForCompression: removesAcceptEncoding != true,
+            cookieStorage: sessionState?.jar, stream: stream, asksForCompression: asksForCompression,
             warnsOfStatus: quiet < 2, reportsSaving: quiet == 0)
         let status = try await exchange.run(interrupts: InterruptWatch())
         if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {

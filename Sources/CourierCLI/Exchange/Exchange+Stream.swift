@@ -51,11 +51,6 @@ extension Exchange {
             }
         }
 
-        guard checkStatus else { return .success }
-        let status = ExitStatus.checking(statusCode: head.statusCode, followedRedirects: follow)
-        if status != .success, !printer.stdoutIsTerminal, warnsOfStatus {
-            StandardStreams.writeError("courier: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)\n")
-        }
-        return status
+        return exitStatus(for: head)
     }
 }

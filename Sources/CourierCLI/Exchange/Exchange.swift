@@ -47,6 +47,17 @@ struct Exchange: Sendable {
         try? request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")
     }
 
+    /// `--check-status`'s exit status for `head` (success without it), named on stderr unless
+    /// stdout is a terminal, where the printed head already says it, or `-qq` asked for quiet.
+    func exitStatus(for head: ResponseHead) -> ExitStatus {
+        guard checkStatus else { return .success }
+        let status = ExitStatus.checking(statusCode: head.statusCode, followedRedirects: follow)
+        if status != .success, !printer.stdoutIsTerminal, warnsOfStatus {
+            StandardStreams.writeError("courier: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)\n")
+        }
+        return status
+    }
+
     /// Sends the request and prints the exchange.
     /// - Returns: the exit status (not success only under `--check-status`).
     /// - Throws: ``CLIError`` with httpie's exit code for connection failures, timeouts and
@@ -188,12 +199,7 @@ struct Exchange: Sendable {
                 contentType: head.value(forHTTPHeaderField: "Content-Type"))
         }
 
-        guard checkStatus else { return .success }
-        let status = ExitStatus.checking(statusCode: head.statusCode, followedRedirects: follow)
-        if status != .success, !printer.stdoutIsTerminal, warnsOfStatus {
-            StandardStreams.writeError("courier: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)\n")
-        }
-        return status
+        return exitStatus(for: head)
     }
 
     /// Puts the bytes an interrupted download kept where `--continue` finds them (appended to
