@@ -877,12 +877,12 @@ def workloads(ctx: Context):
         return lambda: swift_run([b, "stream", impl, "--url", stream_url(), "--length", str(BIG), *extra],
                                  per_second("bytes"), timeout=600)
 
-    def recv_discard(buffer=None):
+    def recv_discard(buffer=None, switches=()):
         exe = recv_client()
         host_port = download_base().split("//", 1)[1]
         host, port = host_port.rsplit(":", 1)
         size = [f"--buffer={buffer}"] if buffer else []
-        return swift_run([exe, *size, host, port, f"/bytes/{BIG}"], per_second("bytes"))
+        return swift_run([exe, *size, *switches, host, port, f"/bytes/{BIG}"], per_second("bytes"))
 
     def same_stream_digest():
         courier = stream_side("courier", digest=True)()
@@ -913,6 +913,20 @@ def workloads(ctx: Context):
         "curl -s > /dev/null", "GB/s",
         lambda: recv_discard(buffer=100 * 1024), curl_stream(),
         "— (the C loop with curl's read size: whether the buffer size explains curl's lead)",
+        reported(), missing=no_server))
+    # Why curl outruns the blocking loop (BENCHMARKS.md, 2026-11-25 afternoon): the receiver's
+    # sleeps. These two loops sleep less (SO_RCVLOWAT) or never (spinning on MSG_DONTWAIT).
+    rows.append(Workload(
+        "stream-reference-lowat", f"Reference, not Courier: {human(BIG)} by recv() into 1 MiB, SO_RCVLOWAT 256 KiB",
+        "curl -s > /dev/null", "GB/s",
+        lambda: recv_discard(switches=["--lowat=262144"]), curl_stream(),
+        "— (the C loop woken a quarter as often: what fewer wake-ups are worth)",
+        reported(), missing=no_server))
+    rows.append(Workload(
+        "stream-reference-spin", f"Reference, not Courier: {human(BIG)} by non-blocking recv() into 1 MiB, never sleeping",
+        "curl -s > /dev/null", "GB/s",
+        lambda: recv_discard(switches=["--spin"]), curl_stream(),
+        "— (a receiver that never sleeps, burning a core: the machine's ceiling for this row)",
         reported(), missing=no_server))
     sse_python = ctx.python
     rows.append(Workload(
@@ -1130,10 +1144,10 @@ def main():
                         for w in rows)
         needs_h2 = any(w.key.startswith("h2-") for w in rows)
         needs_server = needs_h2 or any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload",
-                                                 "stream", "stream-ahc", "stream-reference")
+                                                 "stream")
                                        for w in rows)
         needs_server = needs_server or any(w.key.startswith(("cached-gets", "download", "cli-download", "upload",
-                                                             "small-gets"))
+                                                             "small-gets", "stream-"))
                                            for w in rows)
         if needs_big:
             made = time.monotonic()

@@ -1,7 +1,7 @@
 /* The reference of the stream and download rows: the least a client can do to receive a body,
  * and to save it (a floor of work, not a ceiling of speed: curl outran it on 2026-11-25).
  *
- * usage: recv_discard [--buffer=BYTES] HOST PORT PATH [OUTPUT]
+ * usage: recv_discard [--buffer=BYTES] [--lowat=BYTES] [--spin] HOST PORT PATH [OUTPUT]
  * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into one buffer
  * (1 MiB unless --buffer says otherwise; curl 7.88 reads into 100 KiB) until the server closes,
  * counts the body bytes after the head and discards them, or
@@ -9,6 +9,11 @@
  * not fsynced, as curl -o does not).
  * Prints one JSON line in courier-bench's shape (seconds from connect to the last byte, bytes,
  * ok when the body has the head's Content-Length). No parsing beyond that: not a client, a floor.
+ *
+ * Two switches test why curl outruns this loop (BENCHMARKS.md, "Why curl outruns a blocking
+ * receive loop"): --lowat sets SO_RCVLOWAT, so a blocked recv() wakes only once that many bytes
+ * wait (or the peer closes), and --spin polls the socket with MSG_DONTWAIT without ever sleeping,
+ * which burns a core and is a measurement, not a way to write a client.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -40,13 +45,15 @@ static int save(int fd, const char *bytes, size_t count) {
 
 int main(int argc, char **argv) {
     size_t capacity = 1 << 20;
-    if (argc > 1 && strncmp(argv[1], "--buffer=", 9) == 0) {
-        capacity = (size_t)atoll(argv[1] + 9);
-        argv++;
-        argc--;
+    int lowat = 0, spin = 0;
+    for (; argc > 1 && strncmp(argv[1], "--", 2) == 0; argv++, argc--) {
+        if (strncmp(argv[1], "--buffer=", 9) == 0) capacity = (size_t)atoll(argv[1] + 9);
+        else if (strncmp(argv[1], "--lowat=", 8) == 0) lowat = atoi(argv[1] + 8);
+        else if (strcmp(argv[1], "--spin") == 0) spin = 1;
+        else argc = 0; /* an unknown switch: print the usage */
     }
-    if ((argc != 4 && argc != 5) || capacity < 4096) {
-        fprintf(stderr, "usage: recv_discard [--buffer=BYTES, at least 4096] HOST PORT PATH [OUTPUT]\n");
+    if ((argc != 4 && argc != 5) || capacity < 4096 || lowat < 0) {
+        fprintf(stderr, "usage: recv_discard [--buffer=BYTES, at least 4096] [--lowat=BYTES] [--spin] HOST PORT PATH [OUTPUT]\n");
         return 2;
     }
     char *buffer = malloc(capacity);
@@ -56,6 +63,7 @@ int main(int argc, char **argv) {
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[2]))};
     if (fd < 0 || inet_pton(AF_INET, argv[1], &address.sin_addr) != 1
         || connect(fd, (struct sockaddr *)&address, sizeof address) != 0) { perror("connect"); return 1; }
+    if (lowat > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat) != 0) { perror("SO_RCVLOWAT"); return 1; }
     int length = snprintf(buffer, capacity, "GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n",
                           argv[3], argv[1], argv[2]);
     if (send(fd, buffer, (size_t)length, 0) != length) { perror("send"); return 1; }
@@ -64,7 +72,8 @@ int main(int argc, char **argv) {
     long long total = 0, head = -1, declared = -1;
     size_t kept = 0; /* bytes of the head kept in buffer while it is incomplete */
     for (;;) {
-        ssize_t got = recv(fd, buffer + kept, capacity - kept - 1, 0);
+        ssize_t got = recv(fd, buffer + kept, capacity - kept - 1, spin ? MSG_DONTWAIT : 0);
+        if (got < 0 && spin && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
         if (got < 0) { perror("recv"); return 1; }
         if (got == 0) break;
         if (head < 0) {
