@@ -34,6 +34,7 @@ import Testing
         ["GET", "{url}/anything", "q==1", "q==two words", "x==ü"],
         ["POST", "{url}/anything", "name=Ann", "age:=30", "tags:=[\"a\",\"b\"]", "nested[k]=v"],
         ["--form", "POST", "{url}/anything", "a=1", "b=x y&z", "a=2"],
+        ["--form", "POST", "{url}/anything", "n:=42", "s:=\"quoted text\"", "plain=x"],
         ["--form", "POST", "{url}/anything", "field=value", "file@{fixture}"],
         ["--multipart", "PUT", "{url}/anything", "only=field"],
         ["GET", "{url}/anything", "X-Custom:abc", "X-Empty;", "Accept:text/plain"],

@@ -27,6 +27,23 @@ import Testing
         #expect(result.stdoutText == expected)
     }
 
+    @Test func rawJSONScalarsInAFormAreSentAsTyped() async throws {
+        // httpie sends these too, but as Python prints them (`True`, `1.5`); the literal as typed is kept here.
+        let form = try await CourierProcess.run([
+            "--offline", "--print=B", "-f", "x.org", "n:=1.50", "b:=true", "s:=\"a b\"", "e:=1E400",
+        ])
+        #expect(form.status == 0)
+        #expect(form.stdoutText == "n=1.50&b=true&s=a%20b&e=1E400")
+        let multipart = try await CourierProcess.run([
+            "--offline", "--print=B", "--multipart", "--boundary=XYZ", "x.org", "n:=-2", "f:=false",
+        ])
+        #expect(multipart.status == 0)
+        #expect(
+            multipart.stdoutText
+                == "--XYZ\r\nContent-Disposition: form-data; name=\"n\"\r\n\r\n-2\r\n"
+                + "--XYZ\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nfalse\r\n--XYZ--\r\n")
+    }
+
     @Test func methodIsInferredAndHeadersCanBeEmptiedOrRemoved() async throws {
         let result = try await CourierProcess.run(["--offline", "x.org", "Accept:text/x", "User-Agent:", "Empty;"])
         #expect(

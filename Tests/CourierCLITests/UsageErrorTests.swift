@@ -37,8 +37,10 @@ import Testing
     @Test func fileFieldNeedsForm() async throws {
         try await expectError(["--offline", "x.org", "f@/etc/hostname"], "--form")
     }
-    @Test func rawJSONNeedsJSON() async throws {
-        try await expectError(["--offline", "-f", "x.org", "a:=1"], "\"a:=1\"")
+    @Test(arguments: ["a:=[1]", "a:={\"k\":1}", "a:=null"])
+    func aFormFieldHoldsNoNullArrayOrObject(item: String) async throws {
+        try await expectError(["--offline", "-f", "x.org", item], "\"\(item)\": a form field holds a string")
+        try await expectError(["--offline", "--multipart", "x.org", item], "\"\(item)\": a form field holds a string")
     }
     @Test func badURL() async throws { try await expectError(["--offline", "ftp://x.org/"], "\"ftp://x.org/\"") }
     @Test(arguments: [

@@ -51,17 +51,19 @@ struct RequestPlanner {
                 let text = try readText(item.value, for: item)
                 fields.append(.init(name: item.key, value: .text(text), item: item))
             case .rawJSONField, .rawJSONFieldFromFile:
-                guard mode == .json else {
-                    throw CLIError.usage(
-                        "\"\(item.original)\": raw JSON fields (:=) need a JSON body, not --form or --multipart")
-                }
                 let text = item.kind == .rawJSONField ? item.value : try readText(item.value, for: item)
+                let value: OrderedJSON
                 do {
-                    fields.append(
-                        .init(name: item.key, value: .json(try JSONParser.parse(Array(text.utf8))), item: item))
+                    value = try JSONParser.parse(Array(text.utf8))
                 } catch let failure as JSONParser.Failure {
                     throw CLIError.usage("\"\(item.original)\": not valid JSON: \(failure)")
                 }
+                guard mode == .json else {
+                    let text = try Self.formText(of: value, item: item)
+                    fields.append(.init(name: item.key, value: .text(text), item: item))
+                    continue
+                }
+                fields.append(.init(name: item.key, value: .json(value), item: item))
             case .fileField:
                 let path = try checkedFile(item.value, for: item)
                 if item.isRawBodyFile {
@@ -102,6 +104,23 @@ struct RequestPlanner {
             method: method, url: try Self.appending(queryPairs, to: url, original: positionals.url), headers: headers,
             bodyKind: kind, fields: fields, files: files, rawBody: rawBody, boundary: boundary,
             jsonMode: mode == .json, formMode: mode == .form)
+    }
+
+    /// What a raw JSON field (`:=`) sends in a form, as in httpie: a string its text, a number or
+    /// boolean its JSON literal as typed (where httpie sends Python's `True` and `1.5` for `true`
+    /// and `1.50`).
+    /// - Throws: ``CLIError`` (usage) for `null`, an array or an object, which a form field cannot
+    ///   hold (httpie refuses them too).
+    static func formText(of value: OrderedJSON, item: RequestItem) throws -> String {
+        switch value {
+        case .string(let text): return text
+        case .number(let literal): return literal
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null, .array, .object:
+            throw CLIError.usage(
+                "\"\(item.original)\": a form field holds a string, number or boolean, not JSON null, an array"
+                    + " or an object; send a JSON body (no --form or --multipart) for those")
+        }
     }
 
     /// Appends `name==value` items to the URL's query, with `&` when it already has one.
