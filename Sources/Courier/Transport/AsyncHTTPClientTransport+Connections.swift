@@ -32,7 +32,9 @@ final class ConnectionLedger: Sendable {
         notes.withLockedValue { $0.reserveCapacity(Self.capacity) }
     }
 
-    /// A client configuration whose connections note every request head here.
+    /// A client configuration whose connections note every request head here, and whose plain
+    /// HTTP/1.1 connections read wide and raise their receive low-water mark for fast bodies
+    /// (``ReceiveLowWaterMark``): the debug initializers are the only hook into the pipeline.
     func instrument(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
         var configuration = configuration
         // Each initializer runs on its channel's event loop. A pipeline that does not look as
@@ -44,7 +46,14 @@ final class ConnectionLedger: Sendable {
         configuration.http1_1ConnectionDebugInitializer = { [self] channel in
             let probed = Self.onLoop(of: channel) {
                 let sync = channel.pipeline.syncOperations
-                if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil { Self.widenReads(of: channel) }
+                if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil {
+                    Self.widenReads(of: channel)
+                    if ReceiveLowWaterMark.isSupported,
+                        let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
+                    {
+                        try? sync.addHandler(ReceiveLowWaterMark(), position: .after(decoder))
+                    }
+                }
                 guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
                 let probe = RequestHeadProbe(
                     ledger: self, remoteAddress: Self.describe(channel.remoteAddress), counter: ConnectionUseCounter())

@@ -17,6 +17,8 @@ enum FaultEndpoints {
         case "content-disposition": return contentDisposition(request)
         case "flaky": return flaky(request)
         case "early-answer": return earlyAnswer(request)
+        case "hold": return hold(request)
+        case "release": return release(request)
         case "h2-reset", "h2-goaway":
             return DiscardingBody(
                 .error(

@@ -8,6 +8,7 @@ final class ServerState: Sendable {
     private struct Guarded {
         var stats = TestServerStats()
         var flakyAttempts: [String: Int] = [:]
+        var releasedHolds: Set<String> = []
         var openChannels: [ObjectIdentifier: any Channel] = [:]
         var statusGenerator = SplitMix64(seed: 0x5EED)
         var isShuttingDown = false
@@ -77,6 +78,16 @@ final class ServerState: Sendable {
     /// Forgets every flaky counter.
     func resetFlakyCounters() {
         guarded.withLockedValue { $0.flakyAttempts.removeAll() }
+    }
+
+    /// Lets the body held under `id` (`/fault/hold`) go on.
+    func releaseHold(id: String) {
+        guarded.withLockedValue { _ = $0.releasedHolds.insert(id) }
+    }
+
+    /// Whether `/fault/release` was asked for `id`.
+    func isHoldReleased(id: String) -> Bool {
+        guarded.withLockedValue { $0.releasedHolds.contains(id) }
     }
 
     /// Draws from the server's own generator, used when `/status` has no `seed`.
