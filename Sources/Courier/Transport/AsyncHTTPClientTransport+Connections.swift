@@ -33,9 +33,12 @@ final class ConnectionLedger: Sendable {
     }
 
     /// A client configuration whose connections note every request head here, and whose plain
-    /// HTTP/1.1 connections read wide and raise their receive low-water mark for fast bodies
-    /// (``ReceiveLowWaterMark``): the debug initializers are the only hook into the pipeline.
-    func instrument(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
+    /// HTTP/1.1 connections read wide and, with `raisingLowWaterMarks`, raise their receive
+    /// low-water mark for fast bodies (``ReceiveLowWaterMark``): the debug initializers are the
+    /// only hook into the pipeline.
+    func instrument(_ configuration: HTTPClient.Configuration, raisingLowWaterMarks: Bool)
+        -> HTTPClient.Configuration
+    {
         var configuration = configuration
         // Each initializer runs on its channel's event loop. A pipeline that does not look as
         // expected gets no probe (its requests report no connection) rather than failing.
@@ -48,7 +51,7 @@ final class ConnectionLedger: Sendable {
                 let sync = channel.pipeline.syncOperations
                 if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil {
                     Self.widenReads(of: channel)
-                    if ReceiveLowWaterMark.isSupported,
+                    if raisingLowWaterMarks, ReceiveLowWaterMark.isSupported,
                         let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
                     {
                         try? sync.addHandler(ReceiveLowWaterMark(), position: .after(decoder))

@@ -70,14 +70,16 @@ public final class AsyncHTTPClientTransport: Transport {
         let delegateClient = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: connectionLedger.instrument(
-                configuration.makeClientConfiguration(appliesReadTimeout: false)))
+                configuration.makeClientConfiguration(appliesReadTimeout: false),
+                raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
         self.delegateClient = delegateClient
         self.bodyDelegateClient =
             configuration.allowsHTTP2
             ? HTTPClient(
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
                 configuration: connectionLedger.instrument(
-                    configuration.makeClientConfiguration(appliesReadTimeout: false, http1Only: true)))
+                    configuration.makeClientConfiguration(appliesReadTimeout: false, http1Only: true),
+                    raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
             : delegateClient
     }
 

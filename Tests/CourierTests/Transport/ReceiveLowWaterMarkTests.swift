@@ -2,6 +2,7 @@ import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 import NIOPosix
 import Testing
@@ -108,6 +109,24 @@ struct ReceiveLowWaterMarkTests {
         #expect(ReceiveLowWaterMark.kernelReleaseSupportsMarks(release) == supported)
     }
 
+    @Test(
+        "installed after the response decoder of a plain HTTP/1.1 connection, unless turned off",
+        arguments: [true, false])
+    func installedUnlessTurnedOff(raising: Bool) throws {
+        let configuration = ConnectionLedger().instrument(
+            AsyncHTTPClientTransport.Configuration().makeClientConfiguration(appliesReadTimeout: false),
+            raisingLowWaterMarks: raising)
+        let channel = EmbeddedChannel()
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(HTTPRequestEncoder())
+        try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder()))
+        let initializer = try #require(configuration.http1_1ConnectionDebugInitializer)
+        try initializer(channel).wait()
+        let installed = (try? sync.handler(type: ReceiveLowWaterMark.self)) != nil
+        #expect(installed == (raising && ReceiveLowWaterMark.isSupported))
+        _ = try channel.finish()
+    }
+
     // MARK: On a real socket
 
     #if os(Linux)
@@ -132,8 +151,9 @@ struct ReceiveLowWaterMarkTests {
                 let big = 8 << 20
                 let first = try await recorder.exchange("/bytes/\(big)", on: channel)
                 #expect(first.bytes == big)
-                #expect(first.marks.contains(Self.raised), "marks seen: \(Set(first.marks).sorted())")
-                #expect(zip(first.marks, first.due).allSatisfy { mark, due in mark <= max(1, due) })
+                // The kernel caps a mark at half the largest receive buffer (tcp_rmem), which may be below ours.
+                #expect(first.marks.contains { $0 > 1 }, "marks seen: \(Set(first.marks).sorted())")
+                #expect(zip(first.marks, first.due).allSatisfy { mark, due in mark <= min(Self.raised, max(1, due)) })
                 #expect(first.markAfterEnd == 1)
                 let second = try await recorder.exchange("/bytes/100", on: channel)  // the same connection
                 #expect(second.bytes == 100)
