@@ -34,6 +34,9 @@ public final class ScriptedTransport: Transport {
         public var body: Data
         /// The exchange's deadline, as the session worked it out; nil for none.
         public var deadline: NIODeadline?
+        /// The read-ahead the session asked for (``Courier/ExchangeContext/readAheadLimit``); nil
+        /// for the transport's own.
+        public var readAheadLimit: Int?
     }
 
     /// What the transport does with one request: answer after an optional delay, or fail.
@@ -153,7 +156,8 @@ public final class ScriptedTransport: Transport {
         let body = try await Self.read(request.body, reporting: context.uploadProgress)
         // A script has no connection: the recorder hears of the bytes and instants only.
         context.recorder?.requestSent(bodyBytes: Int64(body.count))
-        let sent = Sent(request: request, body: body, deadline: context.deadline)
+        let sent = Sent(
+            request: request, body: body, deadline: context.deadline, readAheadLimit: context.readAheadLimit)
         state.withLock { $0.sent.append(sent) }
         let reply = script(sent)
         try await Self.wait(reply.delay, context: context, url: request.url)

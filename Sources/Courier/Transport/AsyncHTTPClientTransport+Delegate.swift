@@ -42,7 +42,8 @@ extension AsyncHTTPClientTransport {
     func sendThroughDelegate(
         _ request: Request, via client: HTTPClient, deadline: NIODeadline?,
         uploadProgress: (@Sendable (Int64) -> Void)?, cancellation: ExchangeCancellation,
-        recorder: ExchangeRecorder? = nil, makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
+        recorder: ExchangeRecorder? = nil, readAheadLimit: Int? = nil,
+        makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
         let mayResend = request.body.isReplayable
@@ -51,7 +52,7 @@ extension AsyncHTTPClientTransport {
             let (body, fileBody) = try makeBody()
             let delegate = StreamingResponseDelegate(
                 uploadProgress: uploadProgress, idleReadTimeout: configuration.readTimeout, sendsBody: body != nil,
-                recorder: recorder, connectionLedger: connectionLedger)
+                recorder: recorder, connectionLedger: connectionLedger, bufferedByteLimit: readAheadLimit)
             let task: HTTPClient.Task<Void>
             do {
                 let outgoing = try requestTemplates.request(

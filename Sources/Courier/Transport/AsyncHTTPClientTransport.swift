@@ -151,7 +151,7 @@ public final class AsyncHTTPClientTransport: Transport {
             // Plain HTTP only, where AsyncHTTPClient never speaks HTTP/2.
             return try await sendThroughDelegate(
                 request, via: delegateClient, deadline: deadline, uploadProgress: uploadProgress,
-                cancellation: context.cancellation, recorder: context.recorder
+                cancellation: context.cancellation, recorder: context.recorder, readAheadLimit: context.readAheadLimit
             ) {
                 let body = try FileRegionBody(segments: segments)
                 return (body.makeBody(), body)
@@ -165,7 +165,8 @@ public final class AsyncHTTPClientTransport: Transport {
         if let bytes = Self.wholeBodyBytes(of: request, uploadProgress: uploadProgress) {
             return try await sendThroughDelegate(
                 request, via: delegateClient(for: request, carrying: bytes), deadline: deadline,
-                uploadProgress: uploadProgress, cancellation: context.cancellation, recorder: context.recorder
+                uploadProgress: uploadProgress, cancellation: context.cancellation, recorder: context.recorder,
+                readAheadLimit: context.readAheadLimit
             ) {
                 (bytes.map { .byteBuffer($0) }, nil)
             }

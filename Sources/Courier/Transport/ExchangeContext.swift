@@ -19,17 +19,24 @@ public struct ExchangeContext: Sendable {
     /// ``TaskMetrics``; nil when nobody is listening. Optional to report: the session fills in
     /// what it sees itself.
     public var recorder: ExchangeRecorder?
+    /// How many response body bytes the transport may hold for a reader that falls behind
+    /// before it stops reading from the connection; nil leaves it to the transport
+    /// (``AsyncHTTPClientTransport``: 1 MiB). A larger limit costs that much memory per exchange
+    /// and saves wake-ups when the reader is slower than the network, as a file writer is. A
+    /// transport may ignore it.
+    public var readAheadLimit: Int?
 
-    /// Makes a context; by default no deadline, no progress, a handle that nothing cancels and
-    /// no recorder.
+    /// Makes a context; by default no deadline, no progress, a handle that nothing cancels, no
+    /// recorder and the transport's own read-ahead.
     public init(
         deadline: NIODeadline? = nil, uploadProgress: (@Sendable (Int64) -> Void)? = nil,
-        cancellation: ExchangeCancellation = .none, recorder: ExchangeRecorder? = nil
+        cancellation: ExchangeCancellation = .none, recorder: ExchangeRecorder? = nil, readAheadLimit: Int? = nil
     ) {
         self.deadline = deadline
         self.uploadProgress = uploadProgress
         self.cancellation = cancellation
         self.recorder = recorder
+        self.readAheadLimit = readAheadLimit
     }
 
     /// The context for sending `request` on its own, outside a session: its

@@ -8,7 +8,7 @@ import NIOHTTP1
 /// The delegate API is the only one in AsyncHTTPClient 1.37 that can send a `FileRegion`
 /// (sendfile), so file uploads over plain HTTP use it; this type gives them the same shape as
 /// the async API: `head()` suspends until the status line arrives, `nextBodyPart()` until a
-/// chunk does. Backpressure: once ``bufferedByteLimit`` bytes wait unread, the future given back
+/// chunk does. Backpressure: once `bufferedByteLimit` bytes wait unread, the future given back
 /// to AsyncHTTPClient stays pending, which stops reads from the socket until the reader catches
 /// up; below that the socket keeps being read while the reader works, so a reader that falls
 /// behind finds several chunks waiting and takes them without suspending. Upload progress
@@ -23,8 +23,9 @@ import NIOHTTP1
 final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledCallbackHandler, Sendable {
     typealias Response = Void
 
-    /// Bytes held for a slow reader before reads from the socket pause.
-    static let bufferedByteLimit = 1 << 20
+    /// Bytes held for a slow reader before reads from the socket pause, unless the exchange asks
+    /// for another limit (``ExchangeContext/readAheadLimit``).
+    static let defaultBufferedByteLimit = 1 << 20
 
     private struct State {
         var head: HTTPResponseHead?
@@ -49,6 +50,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
 
     private let state = NIOLockedValueBox(State())
     private let uploadProgress: (@Sendable (Int64) -> Void)?
+    /// Bytes held for a slow reader before reads from the socket pause; at least 1, so that a
+    /// paused socket always has a chunk whose taking resumes it.
+    private let bufferedByteLimit: Int
     private let idleReadTimeout: TimeAmount?
     private let sendsBody: Bool
     /// Where the exchange's timings, sent bytes and connection go, for `TaskMetrics`.
@@ -56,13 +60,16 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// Where the connection's probe noted this request's connection.
     private let connectionLedger: ConnectionLedger?
 
-    /// - Parameter sendsBody: whether the request has a body; only then can AsyncHTTPClient fail
-    ///   the task without telling this delegate (see `didSendRequestHead`).
+    /// - Parameters:
+    ///   - sendsBody: whether the request has a body; only then can AsyncHTTPClient fail the task
+    ///     without telling this delegate (see `didSendRequestHead`).
+    ///   - bufferedByteLimit: bytes held for a slow reader before reads pause; nil for the default.
     init(
         uploadProgress: (@Sendable (Int64) -> Void)?, idleReadTimeout: TimeAmount? = nil, sendsBody: Bool = true,
-        recorder: ExchangeRecorder? = nil, connectionLedger: ConnectionLedger? = nil
+        recorder: ExchangeRecorder? = nil, connectionLedger: ConnectionLedger? = nil, bufferedByteLimit: Int? = nil
     ) {
         self.uploadProgress = uploadProgress
+        self.bufferedByteLimit = max(1, bufferedByteLimit ?? Self.defaultBufferedByteLimit)
         self.idleReadTimeout = idleReadTimeout
         self.sendsBody = sendsBody
         self.recorder = recorder
@@ -122,7 +129,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         let immediate: Immediate? = state.withLockedValue { state in
             if let chunk = state.chunks.popFirst() {
                 state.bufferedBytes -= chunk.readableBytes
-                let resumed = state.bufferedBytes < Self.bufferedByteLimit ? state.pausedProducer : nil
+                let resumed = state.bufferedBytes < bufferedByteLimit ? state.pausedProducer : nil
                 if resumed != nil { state.pausedProducer = nil }
                 return .chunk(chunk, resumed)
             }
@@ -265,7 +272,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
             }
             state.chunks.append(buffer)
             state.bufferedBytes += buffer.readableBytes
-            guard state.bufferedBytes >= Self.bufferedByteLimit else { return .buffered }
+            guard state.bufferedBytes >= bufferedByteLimit else { return .buffered }
             let promise = task.eventLoop.makePromise(of: Void.self)
             state.pausedProducer = promise
             return .pause(promise)

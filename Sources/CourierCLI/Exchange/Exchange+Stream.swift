@@ -27,8 +27,9 @@ extension Exchange {
             label: "upload", enabled: showProgress && (request.body.contentLength ?? .max) >= 1 << 20)
         let response: StreamedResponse
         do {
+            // The body always goes to a writer (a file, a pipe, a terminal), as a download's does.
             response = try await session.stream(
-                request,
+                request, overrides: TaskOverrides(readAheadLimit: TaskOverrides.downloadReadAheadLimit),
                 uploadProgress: { progress in
                     uploadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
                     if progress.isFinished {

@@ -174,6 +174,24 @@ struct ScriptedSessionTests {
         _ = try await manager.data(for: Request(url: base.appendingPathComponent("next")))
         #expect(transport.sent[1].request.headerFields[.cookie] == "session=abc")
     }
+
+    @Test func downloadsAskForTheLargerReadAheadAndOverridesWin() async throws {
+        let transport = ScriptedTransport { _ in .text("body") }
+        let manager = SessionManager(transport: transport)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-readahead-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        _ = try await manager.data(for: Request(url: base))
+        _ = try await manager.download(Request(url: base), to: directory.appendingPathComponent("a"))
+        let streamed = try await manager.stream(Request(url: base), overrides: TaskOverrides(readAheadLimit: 12_345))
+        for try await _ in streamed.body {}
+        let task = try manager.downloadTask(with: Request(url: base), to: directory.appendingPathComponent("b"))
+        task.resume()
+        _ = try await task.response()
+        #expect(
+            transport.sent.map(\.readAheadLimit) == [nil, TaskOverrides.downloadReadAheadLimit, 12_345, 8 << 20])
+    }
 }
 
 /// A transport whose every exchange fails with an error that is not a CourierError.

@@ -1,3 +1,4 @@
+import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -56,5 +57,33 @@ struct ExchangeContextTests {
         }
         #expect(Plain().capabilities == TransportCapabilities())
         #expect(!Plain().capabilities.cancelsBodylessExchangesThroughContext)
+    }
+
+    /// A limit of 1 byte stops the socket after every chunk and a limit of 0 would never let it go
+    /// on (no chunk could take the held bytes under it), so the transport holds at least one.
+    @Test(.timeLimit(.minutes(1)), arguments: [0, 1, 16 * 1024, 8 << 20])
+    func everyReadAheadLimitDeliversTheWholeBody(limit: Int) async throws {
+        let server = try await TestServer.start()
+        let transport = AsyncHTTPClientTransport()
+        do {
+            let url = server.url("/bytes/\(3 << 20)?seed=5")
+            var received = ByteBuffer()
+            let response = try await transport.send(Request(url: url), context: ExchangeContext(readAheadLimit: limit))
+            for try await var chunk in response.body {
+                await Task.yield()  // a reader that lags behind the socket
+                received.writeBuffer(&chunk)
+            }
+            let reference = try await transport.send(Request(url: url), context: ExchangeContext())
+            var expected = ByteBuffer()
+            for try await var chunk in reference.body { expected.writeBuffer(&chunk) }
+            #expect(received.readableBytes == 3 << 20)
+            #expect(received == expected)
+        } catch {
+            try? await transport.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        try await server.shutdown()
     }
 }

@@ -14,7 +14,7 @@ enum CourierSession {
         let base = try options.string("url")
         let path = try options.string("path")
         let destination = URL(fileURLWithPath: try options.string("destination"))
-        let transport = AsyncHTTPClientTransport()
+        let transport = AsyncHTTPClientTransport(configuration: try bodyTransportConfiguration(options))
         let manager = SessionManager(transport: transport)
         do {
             let (elapsed, response) = try await measureAsync {
@@ -33,6 +33,19 @@ enum CourierSession {
             try? await transport.shutdown()
             throw error
         }
+    }
+
+    /// The transport's configuration for the rows that move one large body: the defaults, or with
+    /// `--low-water-mark off` the socket's receive low-water mark left alone (an A/B switch for
+    /// `Configuration.raisesReceiveLowWaterMark`, which the table's rows keep on).
+    static func bodyTransportConfiguration(_ options: Options) throws -> AsyncHTTPClientTransport.Configuration {
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        switch options.string("low-water-mark", default: "on") {
+        case "on": configuration.raisesReceiveLowWaterMark = true
+        case "off": configuration.raisesReceiveLowWaterMark = false
+        case let other: throw BenchError("--low-water-mark takes on or off, not \(other)")
+        }
+        return configuration
     }
 
     /// Many small GETs over keep-alive, as the raw AsyncHTTPClient peer does them. With

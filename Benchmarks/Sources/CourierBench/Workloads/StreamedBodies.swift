@@ -14,7 +14,7 @@ enum StreamedBodies {
         let url = try CourierSession.url(try options.string("url"))
         let expected = try options.int("length")
         let hashing = options.flag("sha256")
-        let transport = AsyncHTTPClientTransport()
+        let transport = AsyncHTTPClientTransport(configuration: try CourierSession.bodyTransportConfiguration(options))
         let manager = SessionManager(transport: transport)
         do {
             let (elapsed, outcome) = try await measureAsync { () async throws -> (Int, Int, String?) in

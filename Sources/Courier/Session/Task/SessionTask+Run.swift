@@ -149,7 +149,8 @@ extension SessionTask {
         }
         let context = ExchangeContext(
             deadline: deadline?.instant, uploadProgress: uploadReporter,
-            cancellation: ExchangeCancellation(target: self), recorder: recorder)
+            cancellation: ExchangeCancellation(target: self), recorder: recorder,
+            readAheadLimit: overrides.readAheadLimit ?? (download == nil ? nil : TaskOverrides.downloadReadAheadLimit))
         return try await manager.sendHandlingCookies(
             outgoing, context: context, cache: cacheParticipation(for: outgoing))
     }
