@@ -51,6 +51,7 @@ struct NginxInteropTests {
         tls.trustRoots = .file(servers.caFile)
         var transportConfiguration = AsyncHTTPClientTransport.Configuration()
         transportConfiguration.tlsConfiguration = tls
+        transportConfiguration.connectTimeout = .seconds(60)  // the parallel suite can starve a handshake
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         let manager = SessionManager(transport: transport)
         do {

@@ -169,12 +169,13 @@ enum TLSProbe {
         var configuration = HTTPClient.Configuration()
         try policy.apply(to: &configuration)
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(10)
+        // Patient: on a loaded 2-core machine the parallel suite has starved TLS handshakes past 10 s.
+        configuration.timeout.connect = .seconds(60)
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         let url = URL(string: "https://\(host):\(server.port)/")!
         let result: Result<String, CourierError>
         do {
-            let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(20))
+            let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(90))
             let body = try await response.body.collect(upTo: 1024)
             result = .success(String(buffer: body))
         } catch {

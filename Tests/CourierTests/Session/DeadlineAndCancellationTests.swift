@@ -182,7 +182,9 @@ struct DeadlineAndCancellationTests {
             certificateChain: [.certificate(certificates.selfSigned.certificate)],
             privateKey: .privateKey(certificates.selfSigned.key))
         let server = try await TestServer.start(tls: try NIOSSLContext(configuration: tls))
-        let transport = AsyncHTTPClientTransport()
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.connectTimeout = .seconds(60)  // the parallel suite can starve a handshake
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
         let manager = SessionManager(transport: transport)
         var request = Request(url: server.url("/get"))
         request.timeoutInterval = 60  // a guard against a hang, not a measure: the parallel suite can starve it

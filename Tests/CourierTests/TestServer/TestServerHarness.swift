@@ -14,7 +14,8 @@ enum TestServerHarness {
     /// tests end even when the server stops talking.
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        // Patient: on a loaded 2-core machine the parallel suite has starved TLS handshakes past 10 s.
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(30))
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()

@@ -21,6 +21,7 @@ struct HTTP2TransportTests {
             tls.trustRoots = .certificates([context.certificate])
             var configuration = AsyncHTTPClientTransport.Configuration()
             configuration.tlsConfiguration = tls
+            configuration.connectTimeout = .seconds(60)  // the parallel suite can starve a handshake
             let transport = AsyncHTTPClientTransport(configuration: configuration)
             let manager = SessionManager(transport: transport)
             do {
