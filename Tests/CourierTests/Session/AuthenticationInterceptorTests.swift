@@ -132,7 +132,7 @@ struct AuthenticationInterceptorTests {
             #expect(errors.count == 50)
             #expect(errors.allSatisfy { $0.code == .authenticationRefreshFailed })
             #expect(errors.allSatisfy { ($0.underlyingError as? RefreshRefused) == RefreshRefused(status: 401) })
-            #expect(Set(errors.map(\.message)).count == 1)
+            #expect(Set(errors.map(\.message)).count == 1, "messages: \(Set(errors.map(\.message)))")
             let stats = server.authStats(realm: realm)
             #expect(stats.refreshes == 1)
             #expect(interceptor.authenticator.refreshes.values.count == 1)
