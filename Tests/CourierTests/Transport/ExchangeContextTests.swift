@@ -63,9 +63,7 @@ struct ExchangeContextTests {
     /// on (no chunk could take the held bytes under it), so the transport holds at least one.
     @Test(.timeLimit(.minutes(1)), arguments: [0, 1, 16 * 1024, 8 << 20])
     func everyReadAheadLimitDeliversTheWholeBody(limit: Int) async throws {
-        let server = try await TestServer.start()
-        let transport = AsyncHTTPClientTransport()
-        do {
+        try await withTransport { server, transport, _ in
             let url = server.url("/bytes/\(3 << 20)?seed=5")
             var received = ByteBuffer()
             let response = try await transport.send(Request(url: url), context: ExchangeContext(readAheadLimit: limit))
@@ -78,12 +76,6 @@ struct ExchangeContextTests {
             for try await var chunk in reference.body { expected.writeBuffer(&chunk) }
             #expect(received.readableBytes == 3 << 20)
             #expect(received == expected)
-        } catch {
-            try? await transport.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await transport.shutdown()
-        try await server.shutdown()
     }
 }
