@@ -25,7 +25,6 @@ let package = Package(
         // Tracing is already in the graph through AsyncHTTPClient; Metrics is Courier's own (issue 17).
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         // CourierOpenAPI's protocol; the AsyncHTTPClient transport for it is the tests' peer only.
@@ -60,6 +59,10 @@ let package = Package(
             name: "CCourierZlib",
             providers: [.apt(["zlib1g-dev"]), .yum(["zlib-devel"])]
         ),
+        // SHA-256 for the test server, the demo and the tests: one C file instead of swift-crypto,
+        // whose second copy of BoringSSL cost every cold build (and each sanitizer build) ~2 min.
+        .target(name: "CCourierSHA256"),
+        .target(name: "CourierDigest", dependencies: ["CCourierSHA256"]),
         // ScriptedTransport, for users' tests and Courier's own: Courier, and the two modules its
         // public API is written in (ByteBuffer, HTTPFields).
         .target(
@@ -81,7 +84,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CourierDigest",
             ]
         ),
         .executableTarget(
@@ -91,7 +94,7 @@ let package = Package(
                 "CourierURLSession",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CourierDigest",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -108,7 +111,7 @@ let package = Package(
                 "CourierTestServer",
                 "CourierTestSupport",
                 .product(name: "MultipartKit", package: "multipart-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CourierDigest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -157,7 +160,7 @@ let package = Package(
                 "CourierTestServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CourierDigest",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -168,7 +171,7 @@ let package = Package(
                 "CourierCLI",
                 "CourierTestServer",
                 "CourierTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CourierDigest",
             ]
         ),
         .target(
@@ -190,7 +193,7 @@ let package = Package(
                 "CourierTesting",
                 "CourierTestServer",
                 "CourierTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CourierDigest",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,6 +1,6 @@
+import CourierDigest
 import CourierTestServer
 import CourierTestSupport
-import Crypto
 import Foundation
 import Testing
 

@@ -1,8 +1,8 @@
 import Courier
+import CourierDigest
 import CourierOpenAPI
 import CourierOpenAPIExample
 import CourierTestServer
-import Crypto
 import Foundation
 import OpenAPIRuntime
 import Testing

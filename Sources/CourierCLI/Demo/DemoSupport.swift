@@ -1,6 +1,6 @@
 import Courier
+import CourierDigest
 import CourierTestServer
-import Crypto
 import Foundation
 
 /// A test-server JSON answer, with compact rendering of any field for the demo's output.
@@ -111,14 +111,5 @@ enum DemoData {
             offset += Int64(length)
         }
         return hasher.finalize().hexString
-    }
-}
-
-extension Digest {
-    /// Lower-case hex, as the test server reports digests.
-    var hexString: String {
-        var text = ""
-        for byte in self { text += String(format: "%02x", byte) }
-        return text
     }
 }

@@ -1,6 +1,6 @@
 import Courier
+import CourierDigest
 import CourierTestServer
-import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,3 +1,4 @@
+import CourierDigest
 import NIOCore
 import NIOHTTP1
 

@@ -1,4 +1,4 @@
-import Crypto
+import CourierDigest
 import NIOCore
 import NIOHTTP1
 

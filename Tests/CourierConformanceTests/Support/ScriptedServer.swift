@@ -1,7 +1,7 @@
 import Courier
+import CourierDigest
 import CourierTestServer
 import CourierTesting
-import Crypto
 import Foundation
 import HTTPTypes
 

@@ -1,4 +1,4 @@
-import Crypto
+import CourierDigest
 import Foundation
 import MultipartKit
 import NIOCore

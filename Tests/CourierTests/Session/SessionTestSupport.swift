@@ -1,5 +1,5 @@
+import CourierDigest
 import CourierTestServer
-import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import Testing

@@ -41,7 +41,10 @@ struct StreamBackpressureTests {
 
             while let chunk = try await iterator.next() { received += chunk.readableBytes }
             #expect(received == length)
-            #expect(server.bytesWritten == length)
+            // A write is counted when its promise completes on the server's loop, which can come
+            // after the client has read the bytes: wait (bounded) for the count to catch up.
+            let written = await server.waitUntilWritten(length)
+            #expect(written == length)
         } catch {
             try? await transport.shutdown()
             try? await server.shutdown()
@@ -101,6 +104,14 @@ final class PumpServer: Sendable {
             if unchanged >= 5 { return true }
         }
         return false
+    }
+
+    /// Polls (50 ms apart, at most 30 s) until `count` bytes are counted as written; returns the count then.
+    func waitUntilWritten(_ count: Int) async -> Int {
+        for _ in 0..<600 where bytesWritten < count {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return bytesWritten
     }
 
     func shutdown() async throws { try await channel.close() }

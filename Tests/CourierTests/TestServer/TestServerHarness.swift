@@ -1,6 +1,6 @@
 import AsyncHTTPClient
+import CourierDigest
 import CourierTestServer
-import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1

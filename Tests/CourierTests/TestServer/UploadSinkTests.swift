@@ -1,6 +1,6 @@
 import AsyncHTTPClient
+import CourierDigest
 import CourierTestServer
-import Crypto
 import NIOCore
 import NIOHTTP1
 import Testing
