@@ -125,21 +125,27 @@ final class FileRegionBody: Sendable {
                 }
                 if let error = self.shrinkError() { task.fail(reason: error) }
             }
+        let eventLoop = task.eventLoop
         task.futureResult.whenComplete { _ in
             watchdog?.cancel()
-            self.close()
+            self.close(retryingOn: eventLoop)
         }
     }
 
     /// Closes the files once; NIO refuses to use a closed `NIOFileHandle`, so a region still
     /// queued on a failing connection cannot send from a reused descriptor number.
-    func close() {
+    ///
+    /// A handle that NIO is sending from at this instant (on the connection's event loop, while
+    /// the request has already failed on its own) refuses to close. Dropped like that, it would
+    /// leak its descriptor, and a debug build traps in its deinit. So a refused close is tried
+    /// again on `eventLoop`, a moment later, until the send lets go of it.
+    func close(retryingOn eventLoop: (any EventLoop)? = nil) {
         let shouldClose = lifecycle.withLockedValue { state in
             defer { state.isClosed = true }
             return !state.isClosed
         }
         guard shouldClose else { return }
-        for file in files { Self.closeFile(file) }
+        for file in files { Self.closeFile(file, retryingOn: eventLoop) }
     }
 
     /// Writes piece `pieceIndex` from `position`, then the rest, each after the previous write's
@@ -224,8 +230,25 @@ final class FileRegionBody: Sendable {
         return file
     }
 
-    private static func closeFile(_ file: OpenFile) {
-        try? file.handle.close()
+    private static func closeFile(_ file: OpenFile, retryingOn eventLoop: (any EventLoop)? = nil) {
         Foundation.close(file.sizeDescriptor)
+        closeHandle(file.handle, retryingOn: eventLoop, attempt: 0)
+    }
+
+    /// How many times a busy handle's close is tried again: 1, 2, 4 ... 64 ms apart, then every
+    /// 100 ms, about 4.4 s in all. A send holds a handle only for one sendfile call on a
+    /// non-blocking socket.
+    static let closeRetryLimit = 50
+
+    private static func closeHandle(_ handle: NIOFileHandle, retryingOn eventLoop: (any EventLoop)?, attempt: Int) {
+        do {
+            try handle.close()
+        } catch let error as IOError where error.errnoCode == EBUSY {
+            guard let eventLoop, attempt < closeRetryLimit else { return }
+            let pause = TimeAmount.milliseconds(Int64(min(100, 1 << min(attempt, 7))))
+            eventLoop.scheduleTask(in: pause) { closeHandle(handle, retryingOn: eventLoop, attempt: attempt + 1) }
+        } catch {
+            // Already closed (EBADF): nothing left to release.
+        }
     }
 }

@@ -2,6 +2,7 @@ import CourierTestServer
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOPosix
 import Testing
 
 @testable import Courier
@@ -131,6 +132,32 @@ import Testing
         let handle = try #require(body.files.first?.handle)
         let seen = try handle.withUnsafeFileDescriptor { _ in body.shrinkError() }
         #expect(seen?.code == .bodyLengthMismatch)
+    }
+
+    /// A request can fail (a reset, a deadline) while NIO is in the middle of a sendfile from the
+    /// body's file on the connection's event loop. NIO refuses to close a handle in use, and the
+    /// refusal used to be dropped: the handle leaked its descriptor, and a debug build trapped in
+    /// its deinit once the last queued region let go of it (this killed a whole CI test run).
+    /// A refused close is now tried again on the request's event loop until it succeeds.
+    @Test func aHandleInUseWhenTheBodyClosesIsClosedOnceItIsFree() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-busy-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try temporaryFile(Data(repeating: 0x42, count: 1 << 16), in: directory)
+        let body = try FileRegionBody(segments: [.file(path: file.path, offset: 0, length: 1 << 16)])
+        let handle = try #require(body.files.first?.handle)
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        // As NIO holds it during a sendfile: the close comes while the handle is in use.
+        try handle.withUnsafeFileDescriptor { _ in body.close(retryingOn: eventLoop) }
+        var polls = 0
+        while handle.isOpen, polls < 1000 {
+            try await Task.sleep(for: .milliseconds(10))
+            polls += 1
+        }
+        #expect(!handle.isOpen, "the handle is still open after \(polls) polls")
+        #expect(throws: IOError.self) { try handle.withUnsafeFileDescriptor { _ in } }
+        // Without the retry the handle would still be open here; close it so its deinit passes.
+        try? handle.close()
     }
 
     /// End to end, over kept-alive connections (which may run on another event loop than the
