@@ -39,8 +39,9 @@ static inline uint32_t loadBigEndian32(const uint8_t *bytes) {
     return ((uint32_t)bytes[0] << 24) | ((uint32_t)bytes[1] << 16) | ((uint32_t)bytes[2] << 8) | bytes[3];
 }
 
-// The block functions touch only the context and the caller's bytes; instrumenting them would only
-// make the sanitizer runs hash 10-20x slower.
+// The portable block function touches only the context and the caller's bytes; instrumenting it
+// would only make the sanitizer runs hash 10-20x slower. (The SHA-extension one is assembly, which
+// the sanitizers never instrument.)
 #define COURIER_NOT_SANITIZED __attribute__((no_sanitize("address", "thread")))
 
 COURIER_NOT_SANITIZED
@@ -171,26 +172,27 @@ static int cpuHasSHAExtensions(void) {
 }
 #endif
 
-// -1 not yet probed, 0 portable, 1 SHA extensions; racing first probes store the same value.
-static _Atomic int blockFunction = -1;
+// Whether the CPU has the SHA extensions: -1 not yet probed, else 0 or 1; racing first probes
+// store the same value.
+static _Atomic int cpuSupport = -1;
 static _Atomic int portableForced = 0;
 
-static int probedBlockFunction(void) {
-    int chosen = atomic_load_explicit(&blockFunction, memory_order_relaxed);
+static int cpuHasInstructions(void) {
+    int chosen = atomic_load_explicit(&cpuSupport, memory_order_relaxed);
     if (chosen < 0) {
 #ifdef COURIER_SHA256_X86
         chosen = cpuHasSHAExtensions();
 #else
         chosen = 0;
 #endif
-        atomic_store_explicit(&blockFunction, chosen, memory_order_relaxed);
+        atomic_store_explicit(&cpuSupport, chosen, memory_order_relaxed);
     }
-    return chosen && !atomic_load_explicit(&portableForced, memory_order_relaxed);
+    return chosen;
 }
 
 static void compress(uint32_t state[8], const uint8_t *blocks, size_t count) {
 #ifdef COURIER_SHA256_X86
-    if (probedBlockFunction()) {
+    if (cpuHasInstructions() && !atomic_load_explicit(&portableForced, memory_order_relaxed)) {
         compressWithSHAExtensions(state, blocks, count);
         return;
     }
@@ -198,7 +200,7 @@ static void compress(uint32_t state[8], const uint8_t *blocks, size_t count) {
     compressPortable(state, blocks, count);
 }
 
-int courier_sha256_uses_cpu_instructions(void) { return probedBlockFunction(); }
+int courier_sha256_cpu_has_instructions(void) { return cpuHasInstructions(); }
 
 void courier_sha256_force_portable(int portable) {
     atomic_store_explicit(&portableForced, portable ? 1 : 0, memory_order_relaxed);
@@ -214,6 +216,7 @@ void courier_sha256_init(courier_sha256_context *context) {
 }
 
 void courier_sha256_update(courier_sha256_context *context, const void *bytes, size_t count) {
+    if (count == 0) return;
     const uint8_t *input = bytes;
     context->length += count;
     if (context->pendingCount > 0) {

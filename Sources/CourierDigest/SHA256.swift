@@ -40,8 +40,9 @@ package struct SHA256: Sendable {
         return hasher.finalize()
     }
 
-    /// Whether blocks are compressed with the CPU's SHA instructions rather than the portable code.
-    package static var usesCPUInstructions: Bool { courier_sha256_uses_cpu_instructions() != 0 }
+    /// Whether the CPU has the SHA instructions the block function uses when it can (x86-64's
+    /// SHA extensions); without them, the portable code runs.
+    package static var cpuHasSHAInstructions: Bool { courier_sha256_cpu_has_instructions() != 0 }
 
     /// Runs `body` with the portable block function forced on, for tests that check both paths
     /// agree. The switch is process-wide, and safe at any moment: both block functions keep the

@@ -21,8 +21,9 @@ void courier_sha256_update(courier_sha256_context *context, const void *bytes, s
 /// Pads, writes the 32-byte digest to `digest`, and leaves the context spent.
 void courier_sha256_final(courier_sha256_context *context, uint8_t digest[32]);
 
-/// Whether this process compresses blocks with the CPU's SHA instructions (x86-64 SHA-NI).
-int courier_sha256_uses_cpu_instructions(void);
+/// Whether the CPU has the SHA instructions this file uses (x86-64 SHA-NI); when it does, blocks
+/// go through them unless `courier_sha256_force_portable` says otherwise.
+int courier_sha256_cpu_has_instructions(void);
 
 /// For tests: 1 to force the portable code even where SHA instructions exist, 0 to allow them.
 void courier_sha256_force_portable(int portable);
