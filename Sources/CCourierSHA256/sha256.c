@@ -2,11 +2,11 @@
 // bodies.
 //
 // Courier needs SHA-256 only to check that bytes arrived intact, so it carries this one file
-// rather than swift-crypto, whose second copy of BoringSSL cost every cold build, and each
-// sanitizer build again, about two minutes. C rather than Swift because the tests hash gigabytes
-// in debug builds, where unoptimised Swift manages a few MB/s. On x86-64 CPUs with the SHA
-// extensions (measured on this project's CI machine: 1.37 GB/s unoptimised) the blocks go through
-// them; elsewhere through the portable function (27 MB/s unoptimised, 140 MB/s at -O2).
+// rather than swift-crypto, whose second copy of BoringSSL was compiled in every cold build and
+// in each sanitizer build again (40-110 s each on the CI machine). C rather than Swift because
+// the tests hash gigabytes in debug builds, where unoptimised Swift manages a few MB/s. On x86-64
+// CPUs with the SHA extensions (measured on the CI machine: 1.37 GB/s unoptimised) the blocks go
+// through them; elsewhere through the portable function (27 MB/s unoptimised, 140 MB/s at -O2).
 
 #include "CCourierSHA256.h"
 
