@@ -69,7 +69,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             let payload = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
             try payload.write(to: directory.appendingPathComponent("big.bin"))
-            let digest = SHA256.hash(data: payload).map { String(format: "%02x", $0) }.joined()
+            let digest = SHA256.hash(data: payload).hexString
             let raw = try await CourierProcess.run(["\(base)/upload", "@big.bin"], directory: directory)
             let rawBody = try json(raw)
             #expect(rawBody["sha256"] as? String == digest)
@@ -100,7 +100,7 @@ import Testing
     @Test func stdinStreamsChunkedFromAPipeAndWithALengthFromAFile() async throws {
         try await withServer { _, base in
             let payload = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
-            let digest = SHA256.hash(data: payload).map { String(format: "%02x", $0) }.joined()
+            let digest = SHA256.hash(data: payload).hexString
             let piped = try await CourierProcess.run(["POST", "\(base)/upload"], stdin: payload, pipeStdin: true)
             let pipedBody = try json(piped)
             #expect(pipedBody["sha256"] as? String == digest)

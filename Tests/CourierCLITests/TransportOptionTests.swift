@@ -28,7 +28,7 @@ import Testing
         #expect(upload.status == 0, "\(upload.stderr)")
         let sink = try #require(try JSONSerialization.jsonObject(with: upload.stdout) as? [String: Any])
         #expect(sink["bytes"] as? Int == bytes.count)
-        #expect(sink["sha256"] as? String == SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
+        #expect(sink["sha256"] as? String == SHA256.hash(data: bytes).hexString)
 
         let redirected = try await CourierProcess.run(["--transport", transport, "-F", "-b", "\(base)/redirect/2"])
         #expect(redirected.status == 0, "\(redirected.stderr)")

@@ -239,9 +239,7 @@ func pattern(count: Int, seed: UInt8) -> Data {
     return Data(bytes)
 }
 
-func hex(_ digest: some Sequence<UInt8>) -> String {
-    digest.map { String(format: "%02x", $0) }.joined()
-}
+func hex(_ digest: some Sequence<UInt8>) -> String { digest.hexString }
 
 func sha256Hex(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
 

@@ -18,7 +18,7 @@ struct LargeBodyTests {
         for try await chunk in ExampleTour.generatedBody(count: count, chunkSize: 1 << 20) {
             hasher.update(data: chunk)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().hexString
     }
 
     @Test("a 256 MiB upload of known length, and one chunked, arrive whole", arguments: [true, false])

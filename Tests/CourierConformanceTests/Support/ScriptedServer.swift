@@ -28,7 +28,7 @@ enum ScriptedServer {
             return sent.request.method == .head ? .status(200) : json(document)
         }
         if path == "/upload" {
-            let digest = SHA256.hash(data: sent.body).map { String(format: "%02x", $0) }.joined()
+            let digest = SHA256.hash(data: sent.body).hexString
             return json(["bytes": sent.body.count, "sha256": digest, "method": sent.request.method.rawValue])
         }
         let parts = path.split(separator: "/")

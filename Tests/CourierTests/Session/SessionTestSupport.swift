@@ -43,7 +43,7 @@ func jsonObject(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation)
 }
 
 func sha256Hex(_ data: some DataProtocol) -> String {
-    SHA256.hash(data: Data(data)).map { String(format: "%02x", $0) }.joined()
+    SHA256.hash(data: Data(data)).hexString
 }
 
 /// Deterministic bytes that are not a short period.

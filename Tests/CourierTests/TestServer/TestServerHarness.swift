@@ -61,7 +61,7 @@ enum TestServerHarness {
     }
 
     static func sha256Hex(_ bytes: some Sequence<UInt8>) -> String {
-        SHA256.hash(data: Array(bytes)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Array(bytes)).hexString
     }
 
     /// Writes `request` verbatim on a new TCP connection and returns every byte the server
