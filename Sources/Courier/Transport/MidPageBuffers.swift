@@ -25,8 +25,9 @@
 /// which hand over data in page-aligned pieces. Elsewhere the placement is harmless: every buffer
 /// stays aligned to 16 bytes, and a wide one costs one page more than it asks for.
 ///
-/// Each block `malloc` returns keeps its own address in the 8 bytes before the buffer, so that
-/// reallocating and freeing find it again; every buffer has at least ``header`` bytes before it.
+/// Each buffer has ``header`` bytes before it: its block's address (from `malloc`) and the block's
+/// size, so that reallocating and freeing find the block again. Freed wide blocks go to a few
+/// ``SpareBlocks`` for the next wide buffer of their size (see there why).
 enum MidPageBuffers {
     /// The size from which a buffer is placed mid-span: a read of at least this much is the one
     /// whose copy the placement speeds up.
@@ -35,8 +36,11 @@ enum MidPageBuffers {
     static let span = 4096
     /// Where a wide buffer starts within its span.
     static let startInSpan = 2048
-    /// Bytes kept before every buffer, for the block's address; 16 keeps malloc's alignment.
+    /// Bytes kept before every buffer, for its block's address and size; 16 keeps malloc's alignment.
     static let header = 16
+    /// The freed wide blocks the allocator reuses: room for sixteen mebibyte reads, a download's
+    /// read-ahead (`TaskOverrides.downloadReadAheadLimit`, 8 MiB) and the reads around it.
+    static let spares = SpareBlocks(byteLimit: 16 * blockSize(for: 1 << 20))
 
     /// The allocator to give a channel (`ChannelOptions.allocator`).
     static let allocator = ByteBufferAllocator(
@@ -60,10 +64,12 @@ enum MidPageBuffers {
         return header + (startInSpan - inSpan + span) % span
     }
 
-    static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
-        guard let block = malloc(blockSize(for: size)) else { return nil }
+    static func allocate(_ size: Int, spares: SpareBlocks = spares) -> UnsafeMutableRawPointer? {
+        let bytes = blockSize(for: size)
+        let reused = size >= wideSize ? spares.take(byteCount: bytes) : nil
+        guard let block = reused ?? malloc(bytes) else { return nil }
         let buffer = block + offset(ofBufferSized: size, inBlockAt: UInt(bitPattern: block))
-        note(block, before: buffer)
+        note(block, byteCount: bytes, before: buffer)
         return buffer
     }
 
@@ -76,25 +82,35 @@ enum MidPageBuffers {
         guard let buffer else { return allocate(newSize) }
         let oldOffset = buffer - block(of: buffer)
         let largest = max(oldSize, newSize)
-        guard let moved = realloc(block(of: buffer), blockSize(for: largest)) else { return nil }
+        let bytes = blockSize(for: largest)
+        guard let moved = realloc(block(of: buffer), bytes) else { return nil }
         let newOffset = offset(ofBufferSized: largest, inBlockAt: UInt(bitPattern: moved))
-        // Moved before the block's address is noted: the note may fall inside the bytes to move.
+        // Moved before the block is noted: the note may fall inside the bytes to move.
         if newOffset != oldOffset {
             memmove(moved + newOffset, moved + oldOffset, min(oldSize, newSize))
         }
-        note(moved, before: moved + newOffset)
+        note(moved, byteCount: bytes, before: moved + newOffset)
         return moved + newOffset
     }
 
-    static func deallocate(_ buffer: UnsafeMutableRawPointer) {
-        free(block(of: buffer))
+    static func deallocate(_ buffer: UnsafeMutableRawPointer, spares: SpareBlocks = spares) {
+        let block = block(of: buffer)
+        let bytes = byteCount(of: buffer)
+        if bytes >= blockSize(for: wideSize), spares.keep(block, byteCount: bytes) { return }
+        free(block)
     }
 
-    private static func note(_ block: UnsafeMutableRawPointer, before buffer: UnsafeMutableRawPointer) {
-        (buffer - MemoryLayout<UnsafeMutableRawPointer>.size).storeBytes(of: block, as: UnsafeMutableRawPointer.self)
+    /// Writes the header: the block's size in the first 8 bytes, its address in the last 8.
+    private static func note(_ block: UnsafeMutableRawPointer, byteCount: Int, before buffer: UnsafeMutableRawPointer) {
+        (buffer - 16).storeBytes(of: byteCount, as: Int.self)
+        (buffer - 8).storeBytes(of: block, as: UnsafeMutableRawPointer.self)
     }
 
     private static func block(of buffer: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
-        (buffer - MemoryLayout<UnsafeMutableRawPointer>.size).load(as: UnsafeMutableRawPointer.self)
+        (buffer - 8).load(as: UnsafeMutableRawPointer.self)
+    }
+
+    private static func byteCount(of buffer: UnsafeMutableRawPointer) -> Int {
+        (buffer - 16).load(as: Int.self)
     }
 }
