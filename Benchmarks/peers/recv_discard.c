@@ -1,7 +1,7 @@
 /* The reference of the stream and download rows: the least a client can do to receive a body,
  * and to save it (a floor of work, not a ceiling of speed: curl outran it on 2026-11-25).
  *
- * usage: recv_discard [--buffer=BYTES] [--lowat=BYTES] [--spin] HOST PORT PATH [OUTPUT]
+ * usage: recv_discard [--buffer=BYTES] [--lowat=BYTES] [--spin] [--start=BYTES] HOST PORT PATH [OUTPUT]
  * Sends one HTTP/1.1 GET with Connection: close, reads the answer with recv() into one buffer
  * (1 MiB unless --buffer says otherwise; curl 7.88 reads into 100 KiB) until the server closes,
  * counts the body bytes after the head and discards them, or
@@ -14,6 +14,12 @@
  * receive loop"): --lowat sets SO_RCVLOWAT, so a blocked recv() wakes only once that many bytes
  * wait (or the peer closes), and --spin polls the socket with MSG_DONTWAIT without ever sleeping,
  * which burns a core and is a measurement, not a way to write a client.
+ *
+ * The buffer starts 2048 bytes into a 4 KiB page, as Courier's wide read buffers do
+ * (Sources/Courier/Transport/MidPageBuffers.swift): on AMD EPYC the kernel's copy into a buffer
+ * that starts near a page boundary ran at half speed (BENCHMARKS.md, "Where a read buffer
+ * starts"). --start=BYTES puts it elsewhere in its page; --start=16 is where glibc's malloc puts
+ * a mebibyte it maps, which is what this loop used before 2026-11-26.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -46,18 +52,23 @@ static int save(int fd, const char *bytes, size_t count) {
 int main(int argc, char **argv) {
     size_t capacity = 1 << 20;
     int lowat = 0, spin = 0;
+    size_t start_in_page = 2048;
     for (; argc > 1 && strncmp(argv[1], "--", 2) == 0; argv++, argc--) {
         if (strncmp(argv[1], "--buffer=", 9) == 0) capacity = (size_t)atoll(argv[1] + 9);
         else if (strncmp(argv[1], "--lowat=", 8) == 0) lowat = atoi(argv[1] + 8);
         else if (strcmp(argv[1], "--spin") == 0) spin = 1;
+        else if (strncmp(argv[1], "--start=", 8) == 0) start_in_page = (size_t)atoll(argv[1] + 8);
         else argc = 0; /* an unknown switch: print the usage */
     }
-    if ((argc != 4 && argc != 5) || capacity < 4096 || lowat < 0) {
-        fprintf(stderr, "usage: recv_discard [--buffer=BYTES, at least 4096] [--lowat=BYTES] [--spin] HOST PORT PATH [OUTPUT]\n");
+    if ((argc != 4 && argc != 5) || capacity < 4096 || lowat < 0 || start_in_page >= 4096) {
+        fprintf(stderr, "usage: recv_discard [--buffer=BYTES, at least 4096] [--lowat=BYTES] [--spin]"
+                        " [--start=BYTES in a page, below 4096] HOST PORT PATH [OUTPUT]\n");
         return 2;
     }
-    char *buffer = malloc(capacity);
-    if (!buffer) { perror("malloc"); return 1; }
+    /* Rounding up to a page takes up to 4095 bytes, and the start in the page fewer than 4096. */
+    char *block = malloc(capacity + 8192);
+    if (!block) { perror("malloc"); return 1; }
+    char *buffer = (char *)((((unsigned long)block + 4095) & ~4095UL) + start_in_page);
     double start = now();
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[2]))};
