@@ -1,4 +1,3 @@
-import CourierTestServer
 import NIOCore
 import Testing
 
@@ -75,11 +74,8 @@ struct MidPageBuffersTests {
 
     @Test("a plain HTTP/1.1 connection reads a large body into mid-page buffers", .timeLimit(.minutes(1)))
     func connectionsUseTheAllocator() async throws {
-        let transport = AsyncHTTPClientTransport()
-        let server = try await TestServer.start()
-        do {
-            let response = try await SessionManager(transport: transport).stream(
-                Request(url: server.url("/bytes/\(16 << 20)")))
+        try await StreamTests.withStreaming { server, manager in
+            let response = try await manager.stream(Request(url: server.url("/bytes/\(16 << 20)")))
             var total = 0
             var startsInPage: Set<UInt> = []
             for try await part in response.body {
@@ -89,12 +85,6 @@ struct MidPageBuffersTests {
             }
             #expect(total == 16 << 20)
             #expect(startsInPage.contains(2048), "wide parts started at \(startsInPage.sorted())")
-        } catch {
-            try? await transport.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await transport.shutdown()
-        try await server.shutdown()
     }
 }
