@@ -122,10 +122,16 @@ public final class SessionManager: Sendable {
     // MARK: Task handles (start suspended; call resume())
 
     /// A task that sends `request` (with its body, if any) and keeps the response body in memory.
+    /// `overrides` changes this task's rules; a task whose `didReceiveResponse` hook turns it into
+    /// a download should ask for ``TaskOverrides/downloadReadAheadLimit`` here, since its exchange
+    /// starts before the hook says so.
     public func dataTask(
-        with request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+        with request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        overrides: TaskOverrides = TaskOverrides()
     ) -> SessionTask {
-        makeTask(kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        makeTask(
+            kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
+            overrides: overrides)
     }
 
     /// A task that uploads `data` as the body of `request`.

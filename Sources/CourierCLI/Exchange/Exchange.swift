@@ -159,7 +159,10 @@ struct Exchange: Sendable {
             },
             downloadProgress: { progress in
                 downloadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
-            })
+            },
+            // The hook makes this task a download only once the head is in; the exchange must
+            // read ahead of the file's writer from the start (2x on disk, BENCHMARKS.md).
+            overrides: TaskOverrides(readAheadLimit: downloading ? TaskOverrides.downloadReadAheadLimit : nil))
         task.resume()
         let response: SessionResponse
         do {

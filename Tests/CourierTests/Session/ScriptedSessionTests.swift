@@ -189,8 +189,13 @@ struct ScriptedSessionTests {
         let task = try manager.downloadTask(with: Request(url: base), to: directory.appendingPathComponent("b"))
         task.resume()
         _ = try await task.response()
-        #expect(
-            transport.sent.map(\.readAheadLimit) == [nil, TaskOverrides.downloadReadAheadLimit, 12_345, 8 << 20])
+        // A data task that a hook will turn into a download asks for the download's read-ahead itself.
+        let becoming = manager.dataTask(
+            with: Request(url: base), overrides: TaskOverrides(readAheadLimit: TaskOverrides.downloadReadAheadLimit))
+        becoming.resume()
+        _ = try await becoming.response()
+        let download = TaskOverrides.downloadReadAheadLimit
+        #expect(transport.sent.map(\.readAheadLimit) == [nil, download, 12_345, download, download])
     }
 }
 
