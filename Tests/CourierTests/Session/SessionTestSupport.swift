@@ -42,8 +42,8 @@ func jsonObject(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation)
     return try #require(object as? [String: Any], sourceLocation: sourceLocation)
 }
 
-func sha256Hex(_ data: some DataProtocol) -> String {
-    SHA256.hash(data: Data(data)).hexString
+func sha256Hex(_ bytes: some Sequence<UInt8>) -> String {
+    SHA256.hash(data: Array(bytes)).hexString
 }
 
 /// Deterministic bytes that are not a short period.

@@ -120,7 +120,7 @@ struct ContentEndpointTests {
             let body = TestServer.expectedBytes(count: 100_000, seed: 1)
             let upload = try await TestServerHarness.fetch(server, "/upload", method: .POST, body: body, client: client)
                 .json()
-            #expect(upload["sha256"]?.stringValue == TestServerHarness.sha256Hex(body))
+            #expect(upload["sha256"]?.stringValue == sha256Hex(body))
         } catch {
             try? await client.shutdown()
             try? await server.shutdown()

@@ -88,8 +88,8 @@ struct DownloadEndpointTests {
             let reply = try await TestServerHarness.fetch(server, "/bytes/\(count)?seed=99")
             #expect(reply.body.readableBytes == count)
             #expect(
-                TestServerHarness.sha256Hex(reply.bytes)
-                    == TestServerHarness.sha256Hex(TestServer.expectedBytes(count: count, seed: 99)))
+                sha256Hex(reply.bytes)
+                    == sha256Hex(TestServer.expectedBytes(count: count, seed: 99)))
         }
     }
 

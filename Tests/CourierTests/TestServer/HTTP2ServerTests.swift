@@ -97,7 +97,7 @@ struct HTTP2ServerTests {
             #expect(result.exitCode == 0, "\(result.stderr)")
             let document = try #require(TestServerJSON.parse(Array(result.stdout.utf8)))
             #expect(document["bytes"]?.intValue == 3_000_000)
-            #expect(document["sha256"]?.stringValue == TestServerHarness.sha256Hex(bytes))
+            #expect(document["sha256"]?.stringValue == sha256Hex(bytes))
             #expect(context.server.stats.http2StreamsReset == 0)
         }
     }

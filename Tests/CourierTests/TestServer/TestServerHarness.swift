@@ -60,10 +60,6 @@ enum TestServerHarness {
         return Reply(status: response.status, headers: response.headers, body: collected)
     }
 
-    static func sha256Hex(_ bytes: some Sequence<UInt8>) -> String {
-        SHA256.hash(data: Array(bytes)).hexString
-    }
-
     /// Writes `request` verbatim on a new TCP connection and returns every byte the server
     /// sends until it closes the connection (or `limit` bytes), and how the connection ended.
     static func rawExchange(_ server: TestServer, _ request: String, limit: Int = 16 * 1024 * 1024) async throws

@@ -13,7 +13,7 @@ struct UploadSinkTests {
             let reply = try await TestServerHarness.fetch(server, "/upload", method: .POST, body: body)
             let json = try reply.json()
             #expect(json["bytes"]?.intValue == body.count)
-            #expect(json["sha256"]?.stringValue == TestServerHarness.sha256Hex(body))
+            #expect(json["sha256"]?.stringValue == sha256Hex(body))
             #expect(json["content_length"]?.stringValue == "1000003")
             #expect(json["transfer_encoding"] == .null)
             #expect(json["parts"] == [])
@@ -32,7 +32,7 @@ struct UploadSinkTests {
                 TestServerJSON.parse(try await response.body.collect(upTo: 1 << 20).readableBytesView))
             let all = pieces.flatMap { $0 }
             #expect(json["bytes"]?.intValue == all.count)
-            #expect(json["sha256"]?.stringValue == TestServerHarness.sha256Hex(all))
+            #expect(json["sha256"]?.stringValue == sha256Hex(all))
             #expect(json["transfer_encoding"] == "chunked")
             #expect(json["content_length"] == .null)
         }
@@ -53,20 +53,20 @@ struct UploadSinkTests {
                 body: body)
             #expect(reply.status == .ok)
             let json = try reply.json()
-            #expect(json["sha256"]?.stringValue == TestServerHarness.sha256Hex(body))
+            #expect(json["sha256"]?.stringValue == sha256Hex(body))
             #expect(json["part_count"] == 2)
             let parts = try #require(json["parts"]?.arrayValue)
             #expect(parts.count == 2)
             #expect(parts[0]["name"] == "title")
             #expect(parts[0]["filename"] == .null)
             #expect(parts[0]["size"] == 5)
-            #expect(parts[0]["sha256"]?.stringValue == TestServerHarness.sha256Hex(Array("hello".utf8)))
+            #expect(parts[0]["sha256"]?.stringValue == sha256Hex(Array("hello".utf8)))
             #expect(parts[1]["name"] == "photo")
             #expect(parts[1]["filename"] == "p.jpg")
             #expect(parts[1]["content_type"] == "image/jpeg")
             #expect(parts[1]["headers"]?["X-Extra"] == "1")
             #expect(parts[1]["size"]?.intValue == file.count)
-            #expect(parts[1]["sha256"]?.stringValue == TestServerHarness.sha256Hex(file))
+            #expect(parts[1]["sha256"]?.stringValue == sha256Hex(file))
         }
     }
 
