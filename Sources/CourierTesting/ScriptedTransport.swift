@@ -37,6 +37,9 @@ public final class ScriptedTransport: Transport {
         /// The read-ahead the session asked for (``Courier/ExchangeContext/readAheadLimit``); nil
         /// for the transport's own.
         public var readAheadLimit: Int?
+        /// The highest limit the session raised the read-ahead to once the response head was in
+        /// (``Courier/TransportResponse/readAhead``); nil when it never did.
+        public var raisedReadAheadLimit: Int?
     }
 
     /// What the transport does with one request: answer after an optional delay, or fail.
@@ -158,7 +161,10 @@ public final class ScriptedTransport: Transport {
         context.recorder?.requestSent(bodyBytes: Int64(body.count))
         let sent = Sent(
             request: request, body: body, deadline: context.deadline, readAheadLimit: context.readAheadLimit)
-        state.withLock { $0.sent.append(sent) }
+        let index = state.withLock { state in
+            state.sent.append(sent)
+            return state.sent.count - 1
+        }
         let reply = script(sent)
         try await Self.wait(reply.delay, context: context, url: request.url)
         switch reply.outcome {
@@ -171,7 +177,16 @@ public final class ScriptedTransport: Transport {
             }
             if fields[.contentLength] == nil { fields[.contentLength] = String(body.count) }
             let head = ResponseHead(status: HTTPResponse.Status(code: status), headerFields: fields, url: request.url)
-            return TransportResponse(head: head, body: Self.chunks(body, failsAfter: failsAfter, with: failure))
+            let readAhead = ReadAheadControl(raise: { [state] limit in
+                state.withLock { state in
+                    let raised = state.sent[index].raisedReadAheadLimit
+                    if limit > (raised ?? state.sent[index].readAheadLimit ?? 0) {
+                        state.sent[index].raisedReadAheadLimit = limit
+                    }
+                }
+            })
+            return TransportResponse(
+                head: head, body: Self.chunks(body, failsAfter: failsAfter, with: failure), readAhead: readAhead)
         }
     }
 

@@ -163,7 +163,8 @@ extension HTTPCache {
                 return chunk
             }
         })
-        return TransportResponse(head: head, body: recorded, bodyIsDecoded: response.bodyIsDecoded)
+        return TransportResponse(
+            head: head, body: recorded, bodyIsDecoded: response.bodyIsDecoded, readAhead: response.readAhead)
     }
 
     /// Removes what a non-error response to an unsafe request makes stale (§4.4): the target

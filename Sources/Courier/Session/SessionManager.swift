@@ -122,9 +122,8 @@ public final class SessionManager: Sendable {
     // MARK: Task handles (start suspended; call resume())
 
     /// A task that sends `request` (with its body, if any) and keeps the response body in memory.
-    /// `overrides` changes this task's rules; a task whose `didReceiveResponse` hook turns it into
-    /// a download should ask for ``TaskOverrides/downloadReadAheadLimit`` here, since its exchange
-    /// starts before the hook says so.
+    /// `overrides` changes this task's rules. A task whose `didReceiveResponse` hook turns it into
+    /// a download gets a download's read-ahead from then on, unless `overrides` chose a limit.
     public func dataTask(
         with request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         overrides: TaskOverrides = TaskOverrides()

@@ -16,13 +16,13 @@ extension AsyncHTTPClientTransport {
 
     /// The response as the caller sees it: its body decoded as it is read when decoding is on and
     /// `head` names gzip or deflate (see ``ContentCoding``), else as it arrived.
-    func response(head: ResponseHead, body: BodyChunks) -> TransportResponse {
+    func response(head: ResponseHead, body: BodyChunks, readAhead: ReadAheadControl = .fixed) -> TransportResponse {
         guard configuration.decompressesResponses, let coding = ContentCoding(head.headerFields) else {
-            return TransportResponse(head: head, body: body)
+            return TransportResponse(head: head, body: body, readAhead: readAhead)
         }
         return TransportResponse(
             head: head, body: body.decoded(coding, ratioLimit: configuration.decompressionRatioLimit, url: head.url),
-            bodyIsDecoded: true)
+            bodyIsDecoded: true, readAhead: readAhead)
     }
 
     /// A body that did not decode, as a Courier error: `.decompressionLimitExceeded` for a body

@@ -113,7 +113,9 @@ extension AsyncHTTPClientTransport {
                     }
                 }
             })
-            return self.response(head: head, body: chunks)
+            return self.response(
+                head: head, body: chunks,
+                readAhead: ReadAheadControl(raise: { exchange.delegate.raiseBufferedByteLimit(to: $0) }))
         }
     }
 }

@@ -46,13 +46,13 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         var cancelledByCourier = false
         /// Set when AsyncHTTPClient reports the whole request written to the connection.
         var requestSent = false
+        /// Bytes held for a slow reader before reads from the socket pause; at least 1, so that
+        /// a paused socket always has a chunk whose taking resumes it. Only ever raised.
+        var bufferedByteLimit: Int
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     private let uploadProgress: (@Sendable (Int64) -> Void)?
-    /// Bytes held for a slow reader before reads from the socket pause; at least 1, so that a
-    /// paused socket always has a chunk whose taking resumes it.
-    private let bufferedByteLimit: Int
     private let idleReadTimeout: TimeAmount?
     private let sendsBody: Bool
     /// Where the exchange's timings, sent bytes and connection go, for `TaskMetrics`.
@@ -69,7 +69,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         recorder: ExchangeRecorder? = nil, connectionLedger: ConnectionLedger? = nil, bufferedByteLimit: Int? = nil
     ) {
         self.uploadProgress = uploadProgress
-        self.bufferedByteLimit = max(1, bufferedByteLimit ?? Self.defaultBufferedByteLimit)
+        self.state = NIOLockedValueBox(
+            State(bufferedByteLimit: max(1, bufferedByteLimit ?? Self.defaultBufferedByteLimit)))
         self.idleReadTimeout = idleReadTimeout
         self.sendsBody = sendsBody
         self.recorder = recorder
@@ -79,6 +80,19 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// Records that Courier (a caller's cancel, a deadline, a dropped body) cancels the exchange now.
     func noteCancelledByCourier() {
         state.withLockedValue { $0.cancelledByCourier = true }
+    }
+
+    /// Lets up to `limit` bytes wait for the reader from now on, and resumes reading from the
+    /// socket when it was paused under a lower limit; a lower limit than the current one is ignored.
+    func raiseBufferedByteLimit(to limit: Int) {
+        let resumed = state.withLockedValue { state -> EventLoopPromise<Void>? in
+            guard limit > state.bufferedByteLimit else { return nil }
+            state.bufferedByteLimit = limit
+            guard state.bufferedBytes < limit, let paused = state.pausedProducer else { return nil }
+            state.pausedProducer = nil
+            return paused
+        }
+        resumed?.succeed(())
     }
 
     /// True once ``noteCancelledByCourier()`` was called.
@@ -129,7 +143,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         let immediate: Immediate? = state.withLockedValue { state in
             if let chunk = state.chunks.popFirst() {
                 state.bufferedBytes -= chunk.readableBytes
-                let resumed = state.bufferedBytes < bufferedByteLimit ? state.pausedProducer : nil
+                let resumed = state.bufferedBytes < state.bufferedByteLimit ? state.pausedProducer : nil
                 if resumed != nil { state.pausedProducer = nil }
                 return .chunk(chunk, resumed)
             }
@@ -272,7 +286,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
             }
             state.chunks.append(buffer)
             state.bufferedBytes += buffer.readableBytes
-            guard state.bufferedBytes >= bufferedByteLimit else { return .buffered }
+            guard state.bufferedBytes >= state.bufferedByteLimit else { return .buffered }
             let promise = task.eventLoop.makePromise(of: Void.self)
             state.pausedProducer = promise
             return .pause(promise)

@@ -76,11 +76,18 @@ public struct TransportResponse: Sendable {
     /// body's bytes are not the ones a `Range` request counts: the session then keeps nothing
     /// of a download for resuming it.
     public var bodyIsDecoded: Bool
+    /// How the reader raises the exchange's read-ahead after the head (see ``ReadAheadControl``);
+    /// ``ReadAheadControl/fixed`` when the transport cannot.
+    public var readAhead: ReadAheadControl
 
-    /// Makes a response; `bodyIsDecoded` says whether `body` is decoded from the coding `head` names.
-    public init(head: ResponseHead, body: BodyChunks, bodyIsDecoded: Bool = false) {
+    /// Makes a response; `bodyIsDecoded` says whether `body` is decoded from the coding `head`
+    /// names, and `readAhead` how a reader widens the exchange's read-ahead.
+    public init(
+        head: ResponseHead, body: BodyChunks, bodyIsDecoded: Bool = false, readAhead: ReadAheadControl = .fixed
+    ) {
         self.head = head
         self.body = body
         self.bodyIsDecoded = bodyIsDecoded
+        self.readAhead = readAhead
     }
 }

@@ -53,6 +53,34 @@ struct StreamBackpressureTests {
         try await transport.shutdown()
         try await server.shutdown()
     }
+
+    @Test("raising an exchange's read-ahead after the head lets the transport read on while nobody reads")
+    func aRaisedReadAheadReadsOn() async throws {
+        let length = 48 << 20
+        let server = try await PumpServer.start(bodyLength: length)
+        let transport = AsyncHTTPClientTransport()
+        do {
+            let response = try await transport.send(
+                Request(url: server.url), context: ExchangeContext(readAheadLimit: 1 << 20))
+            #expect(await server.waitUntilStalled())
+            let heldBack = server.bytesWritten
+            #expect(heldBack < length / 2, "the server wrote \(heldBack >> 20) MiB under a 1 MiB read-ahead")
+
+            // Still nobody reads: only the raised limit can let the whole body in.
+            response.readAhead.raise(to: 64 << 20)
+            #expect(await server.waitUntilWritten(length) == length)
+
+            var received = 0
+            for try await chunk in response.body { received += chunk.readableBytes }
+            #expect(received == length)
+        } catch {
+            try? await transport.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
 }
 
 /// A loopback server that answers every request with a `bodyLength`-byte body, writing only

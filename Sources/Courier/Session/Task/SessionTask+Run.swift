@@ -220,6 +220,8 @@ extension SessionTask {
                 throw cancelledError()
             case .becomeDownload(let options, let destination):
                 download = DownloadParameters(options: options, destination: destination, resumeData: nil)
+                // The exchange began with a data task's read-ahead; a file writer gains from a download's.
+                if overrides.readAheadLimit == nil { sent.readAhead.raise(to: TaskOverrides.downloadReadAheadLimit) }
             }
         }
         if let streamHandoff {
