@@ -80,8 +80,11 @@ struct Exchange: Sendable {
             connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch?.url,
             cookieStorage: cookieStorage)
         let transfer = Task {
-            guard let scratch else { return try await performStreamed(request, session: session.manager) }
-            return try await perform(request, session: session.manager, scratch: scratch, target: downloadTarget)
+            guard let scratch, let downloadTarget else {
+                return try await performStreamed(request, session: session.manager)
+            }
+            return try await performDownload(
+                request, session: session.manager, scratch: scratch, target: downloadTarget)
         }
         interrupts.onInterrupt { _ in
             scratch?.keepPartialFile()
@@ -101,14 +104,15 @@ struct Exchange: Sendable {
         }
     }
 
-    private func perform(
-        _ request: Request, session: SessionManager, scratch: ScratchDirectory, target downloadTarget: DownloadTarget?
+    /// A download to a file: the body goes through the session's become-download disposition
+    /// into `scratch`, and is moved to its destination when the status says it is the file.
+    private func performDownload(
+        _ request: Request, session: SessionManager, scratch: ScratchDirectory, target downloadTarget: DownloadTarget
     ) async throws -> ExitStatus {
         var request = request
-        let downloading = downloadTarget != nil
-        if downloading, let offset = downloadTarget?.resumeOffset, offset > 0 {
+        if let offset = downloadTarget.resumeOffset, offset > 0 {
             try request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
-            if let validator = downloadTarget?.ifRange {
+            if let validator = downloadTarget.ifRange {
                 try request.setValue(validator, forHTTPHeaderField: "If-Range")
             }
         }
@@ -120,7 +124,6 @@ struct Exchange: Sendable {
         }
 
         let bodyFile = scratch.bodyFile
-        let streamsRaw = !downloading && output.responseBody && !printer.stdoutIsTerminal && printer.pretty == .none
         let headState = NIOLockedValueBox<ResponseHead?>(nil)
         let printer = self.printer
         let output = self.output
@@ -129,26 +132,17 @@ struct Exchange: Sendable {
         if !follow { hooks.willPerformRedirection = { _, _, _ in nil } }
         hooks.didReceiveResponse = { _, head in
             headState.withLockedValue { $0 = head }
-            if downloading {
-                // Headers go to stderr so that stdout stays free, as httpie's download mode does.
-                if output.responseHeaders || output.responseBody {
-                    StandardStreams.writeError(printer.responseHead(head))
-                }
-            } else if output.responseHeaders {
-                try? StandardStreams.writeOut(printer.responseHead(head))
+            // Headers go to stderr so that stdout stays free, as httpie's download mode does.
+            if output.responseHeaders || output.responseBody {
+                StandardStreams.writeError(printer.responseHead(head))
             }
             return .becomeDownload(options: [], destination: { _, _ in bodyFile })
-        }
-        if streamsRaw {
-            hooks.didReceiveData = { _, chunk in
-                _ = try? chunk.withUnsafeReadableBytes { try StandardStreams.writeAll($0, to: 1) }
-            }
         }
         session.hooks = hooks
 
         let uploadBar = ProgressReporter(
             label: "upload", enabled: showProgress && (request.body.contentLength ?? .max) >= 1 << 20)
-        let downloadBar = ProgressReporter(label: "download", enabled: showProgress && downloading)
+        let downloadBar = ProgressReporter(label: "download", enabled: showProgress)
         let task = session.dataTask(
             with: request,
             uploadProgress: { progress in
@@ -159,10 +153,7 @@ struct Exchange: Sendable {
             },
             downloadProgress: { progress in
                 downloadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
-            },
-            // The hook makes this task a download only once the head is in; the exchange must
-            // read ahead of the file's writer from the start (2x on disk, BENCHMARKS.md).
-            overrides: TaskOverrides(readAheadLimit: downloading ? TaskOverrides.downloadReadAheadLimit : nil))
+            })
         task.resume()
         let response: SessionResponse
         do {
@@ -174,7 +165,7 @@ struct Exchange: Sendable {
         } catch {
             uploadBar.abandon()
             downloadBar.abandon()
-            guard Task.isCancelled, let downloadTarget else { throw error }
+            guard Task.isCancelled else { throw error }
             throw Self.interruptedDownload(
                 scratch: scratch, target: downloadTarget, head: headState.withLockedValue { $0 }, url: request.url)
         }
@@ -182,21 +173,16 @@ struct Exchange: Sendable {
         let receivedFile = response.fileURL ?? bodyFile
         let bodySize = (try? FileManager.default.attributesOfItem(atPath: receivedFile.path)[.size] as? Int64) ?? 0
 
-        if downloading, let downloadTarget {
-            downloadBar.finish(completed: bodySize, total: bodySize)
-            if (200...299).contains(head.statusCode) {
-                let saved = try downloadTarget.store(receivedFile, head: head, url: response.request.url)
-                if reportsSaving {
-                    StandardStreams.writeError("Saved \(ProgressBar.formatBytes(bodySize)) to \"\(saved)\"\n")
-                }
-            } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
-                StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
-            } else if output.responseBody {
-                try await printer.writeBody(
-                    try RequestBody.file(receivedFile).makeChunks(),
-                    contentType: head.value(forHTTPHeaderField: "Content-Type"))
+        downloadBar.finish(completed: bodySize, total: bodySize)
+        if (200...299).contains(head.statusCode) {
+            let saved = try downloadTarget.store(receivedFile, head: head, url: response.request.url)
+            if reportsSaving {
+                StandardStreams.writeError("Saved \(ProgressBar.formatBytes(bodySize)) to \"\(saved)\"\n")
             }
-        } else if output.responseBody, !streamsRaw, bodySize > 0 {
+        } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
+            StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
+        } else if output.responseBody {
+            // An error page is not the file: it is shown, as httpie shows it.
             try await printer.writeBody(
                 try RequestBody.file(receivedFile).makeChunks(),
                 contentType: head.value(forHTTPHeaderField: "Content-Type"))
