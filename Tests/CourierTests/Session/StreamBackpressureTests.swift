@@ -16,10 +16,8 @@ struct StreamBackpressureTests {
     @Test("a consumer that stops reading pauses the server; reading on resumes it to the end")
     func slowConsumerPausesTheServer() async throws {
         let length = 256 << 20
-        let server = try await PumpServer.start(bodyLength: length)
-        let transport = AsyncHTTPClientTransport()
-        let manager = SessionManager(transport: transport)
-        do {
+        try await withPumpServer(bodyLength: length) { server, transport in
+            let manager = SessionManager(transport: transport)
             let response = try await manager.stream(Request(url: server.url))
             var iterator = response.body.makeAsyncIterator()
             var received = try await iterator.next()?.readableBytes ?? 0
@@ -45,21 +43,13 @@ struct StreamBackpressureTests {
             // after the client has read the bytes: wait (bounded) for the count to catch up.
             let written = await server.waitUntilWritten(length)
             #expect(written == length)
-        } catch {
-            try? await transport.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await transport.shutdown()
-        try await server.shutdown()
     }
 
     @Test("raising an exchange's read-ahead after the head lets the transport read on while nobody reads")
     func aRaisedReadAheadReadsOn() async throws {
         let length = 48 << 20
-        let server = try await PumpServer.start(bodyLength: length)
-        let transport = AsyncHTTPClientTransport()
-        do {
+        try await withPumpServer(bodyLength: length) { server, transport in
             let response = try await transport.send(
                 Request(url: server.url), context: ExchangeContext(readAheadLimit: 1 << 20))
             #expect(await server.waitUntilStalled())
@@ -73,6 +63,18 @@ struct StreamBackpressureTests {
             var received = 0
             for try await chunk in response.body { received += chunk.readableBytes }
             #expect(received == length)
+        }
+    }
+
+    /// Runs `body` against a fresh ``PumpServer`` and transport, and shuts both down after it,
+    /// whether it threw or not.
+    private func withPumpServer(
+        bodyLength: Int, _ body: (PumpServer, AsyncHTTPClientTransport) async throws -> Void
+    ) async throws {
+        let server = try await PumpServer.start(bodyLength: bodyLength)
+        let transport = AsyncHTTPClientTransport()
+        do {
+            try await body(server, transport)
         } catch {
             try? await transport.shutdown()
             try? await server.shutdown()
