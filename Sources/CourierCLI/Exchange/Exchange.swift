@@ -182,7 +182,7 @@ struct Exchange: Sendable {
         } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
             StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
         } else if output.responseBody {
-            // An error page is not the file: it is shown, as httpie shows it.
+            // A non-2xx answer is not the file: its body goes to stdout, not to the destination.
             try await printer.writeBody(
                 try RequestBody.file(receivedFile).makeChunks(),
                 contentType: head.value(forHTTPHeaderField: "Content-Type"))
