@@ -24,11 +24,13 @@ swift_driver=${SWIFT:-swift}
 # the transport, the test server, streaming multipart, cookies stored from many hops, the load
 # test, fault injection, concurrent header mutations, and the CLI run as a sanitized subprocess;
 # the zlib decoder, whose buffers cross into C through unsafe pointers; and the read buffers'
-# allocator, which keeps a header before every buffer and reuses freed blocks across threads.
+# allocator, which keeps a header before every buffer and reuses freed blocks across threads;
+# the backpressure suite, where a reader raises an exchange's read-ahead while the loop delivers.
 default_filter='Session|Transport|Deadline|DownloadTask|RedirectAndHook|TaskStateMachine'
 default_filter+='|Endpoint|ServerLifecycle|UploadSink|MultipartStreamParser|MultipartReader|MultipartUpload'
 default_filter+='|Sendfile|FileChunks|CookieJar|LoadTests|FaultInjection|thousandConcurrentHeaderMutations'
 default_filter+='|LiveServerTests|CredentialRedirect|RequestInput|PacedChunks|ContentDecoder|MidPageBuffers|SpareBlocks'
+default_filter+='|StreamBackpressure'
 filter=${SANITIZER_FILTER:-$default_filter}
 # Load tests whose point is volume, not interleavings: 10,000 TLS requests take ~25 s unsanitized
 # and would take 5-15x that here. The HTTP/2 suite's other tests (resets, GOAWAY) still run.
