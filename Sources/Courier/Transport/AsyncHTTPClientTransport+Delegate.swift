@@ -113,9 +113,11 @@ extension AsyncHTTPClientTransport {
                     }
                 }
             })
+            // The delegate alone, not the exchange: a kept control must not keep an exchange
+            // whose body was dropped from being cancelled.
             return self.response(
                 head: head, body: chunks,
-                readAhead: ReadAheadControl(raise: { exchange.delegate.raiseBufferedByteLimit(to: $0) }))
+                readAhead: ReadAheadControl(raise: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) }))
         }
     }
 }
