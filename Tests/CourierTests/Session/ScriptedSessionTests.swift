@@ -178,50 +178,49 @@ struct ScriptedSessionTests {
     @Test func downloadsAskForTheLargerReadAheadAndOverridesWin() async throws {
         let transport = ScriptedTransport { _ in .text("body") }
         let manager = SessionManager(transport: transport)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-readahead-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-
-        _ = try await manager.data(for: Request(url: base))
-        _ = try await manager.download(Request(url: base), to: directory.appendingPathComponent("a"))
-        let streamed = try await manager.stream(Request(url: base), overrides: TaskOverrides(readAheadLimit: 12_345))
-        for try await _ in streamed.body {}
-        let task = try manager.downloadTask(with: Request(url: base), to: directory.appendingPathComponent("b"))
-        task.resume()
-        _ = try await task.response()
-        // A data task may still ask for the download's read-ahead up front.
-        let becoming = manager.dataTask(
-            with: Request(url: base), overrides: TaskOverrides(readAheadLimit: TaskOverrides.downloadReadAheadLimit))
-        becoming.resume()
-        _ = try await becoming.response()
-        let download = TaskOverrides.downloadReadAheadLimit
-        #expect(transport.sent.map(\.readAheadLimit) == [nil, download, 12_345, download, download])
+        try await withTemporaryDirectory(named: "courier-readahead") { directory in
+            _ = try await manager.data(for: Request(url: base))
+            _ = try await manager.download(Request(url: base), to: directory.appendingPathComponent("a"))
+            let streamed = try await manager.stream(
+                Request(url: base), overrides: TaskOverrides(readAheadLimit: 12_345))
+            for try await _ in streamed.body {}
+            let task = try manager.downloadTask(with: Request(url: base), to: directory.appendingPathComponent("b"))
+            task.resume()
+            _ = try await task.response()
+            // A data task may still ask for the download's read-ahead up front.
+            let becoming = manager.dataTask(
+                with: Request(url: base), overrides: TaskOverrides(readAheadLimit: TaskOverrides.downloadReadAheadLimit)
+            )
+            becoming.resume()
+            _ = try await becoming.response()
+            let download = TaskOverrides.downloadReadAheadLimit
+            #expect(transport.sent.map(\.readAheadLimit) == [nil, download, 12_345, download, download])
+        }
     }
 
     @Test func aDataTaskAHookMakesADownloadRaisesItsReadAhead() async throws {
         let transport = ScriptedTransport { _ in .text("body") }
         let manager = SessionManager(transport: transport)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-raise-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var hooks = SessionHooks()
-        hooks.didReceiveResponse = { task, _ in
-            guard task.originalRequest.url.path.hasSuffix("file") else { return .allow }
-            return .becomeDownload(destination: { _, _ in directory.appendingPathComponent(UUID().uuidString) })
+        try await withTemporaryDirectory(named: "courier-raise") { directory in
+            var hooks = SessionHooks()
+            hooks.didReceiveResponse = { task, _ in
+                guard task.originalRequest.url.path.hasSuffix("file") else { return .allow }
+                return .becomeDownload(destination: { _, _ in directory.appendingPathComponent(UUID().uuidString) })
+            }
+            manager.hooks = hooks
+
+            _ = try await manager.data(for: Request(url: base.appendingPathComponent("data")))
+            let became = try await manager.data(for: Request(url: base.appendingPathComponent("file")))
+            let chosen = manager.dataTask(
+                with: Request(url: base.appendingPathComponent("file")), overrides: TaskOverrides(readAheadLimit: 4096))
+            chosen.resume()
+            _ = try await chosen.response()
+
+            #expect(became.fileURL != nil)
+            #expect(transport.sent.map(\.readAheadLimit) == [nil, nil, 4096])
+            // Only the hook's download is raised; a limit the caller chose stays theirs.
+            #expect(transport.sent.map(\.raisedReadAheadLimit) == [nil, TaskOverrides.downloadReadAheadLimit, nil])
         }
-        manager.hooks = hooks
-
-        _ = try await manager.data(for: Request(url: base.appendingPathComponent("data")))
-        let became = try await manager.data(for: Request(url: base.appendingPathComponent("file")))
-        let chosen = manager.dataTask(
-            with: Request(url: base.appendingPathComponent("file")), overrides: TaskOverrides(readAheadLimit: 4096))
-        chosen.resume()
-        _ = try await chosen.response()
-
-        #expect(became.fileURL != nil)
-        #expect(transport.sent.map(\.readAheadLimit) == [nil, nil, 4096])
-        // Only the hook's download is raised; a limit the caller chose stays theirs.
-        #expect(transport.sent.map(\.raisedReadAheadLimit) == [nil, TaskOverrides.downloadReadAheadLimit, nil])
     }
 }
 

@@ -6,6 +6,14 @@ import Testing
 
 @testable import Courier
 
+/// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
+func withTemporaryDirectory<R>(named prefix: String, _ body: (URL) async throws -> R) async throws -> R {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
+
 /// Starts a test server and a session manager whose downloads go to a fresh directory; tears both down.
 @discardableResult
 func withSession<R>(
