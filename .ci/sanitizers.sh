@@ -25,12 +25,13 @@ swift_driver=${SWIFT:-swift}
 # test, fault injection, concurrent header mutations, and the CLI run as a sanitized subprocess;
 # the zlib decoder, whose buffers cross into C through unsafe pointers; and the read buffers'
 # allocator, which keeps a header before every buffer and reuses freed blocks across threads;
-# the backpressure suite, where a reader raises an exchange's read-ahead while the loop delivers.
+# the backpressure suite, where a reader raises an exchange's read-ahead while the loop delivers;
+# and CourierError, whose fields live in a copy-on-write box that copies share across tasks.
 default_filter='Session|Transport|Deadline|DownloadTask|RedirectAndHook|TaskStateMachine'
 default_filter+='|Endpoint|ServerLifecycle|UploadSink|MultipartStreamParser|MultipartReader|MultipartUpload'
 default_filter+='|Sendfile|FileChunks|CookieJar|LoadTests|FaultInjection|thousandConcurrentHeaderMutations'
 default_filter+='|LiveServerTests|CredentialRedirect|RequestInput|PacedChunks|ContentDecoder|MidPageBuffers|SpareBlocks'
-default_filter+='|StreamBackpressure'
+default_filter+='|StreamBackpressure|CourierError'
 filter=${SANITIZER_FILTER:-$default_filter}
 # Load tests whose point is volume, not interleavings: 10,000 TLS requests take ~25 s unsanitized
 # and would take 5-15x that here. The HTTP/2 suite's other tests (resets, GOAWAY) still run.

@@ -29,19 +29,42 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public var code: Code
     /// A sentence for people, quoting the input that failed where there is one.
-    public var message: String
+    public var message: String {
+        get { details.message }
+        set { mutateDetails { $0.message = newValue } }
+    }
     /// The input that failed (a URL string, a header value, a key path, a file path), if any.
-    public var offendingInput: String?
+    public var offendingInput: String? {
+        get { details.offendingInput }
+        set { mutateDetails { $0.offendingInput = newValue } }
+    }
     /// The error that caused this one, unchanged (a custom serializer's own error, a POSIX error).
-    public var underlyingError: (any Error & Sendable)?
+    public var underlyingError: (any Error & Sendable)? {
+        get { details.underlyingError }
+        set { mutateDetails { $0.underlyingError = newValue } }
+    }
     /// The response head, for errors that a response caused.
-    public var response: ResponseHead?
+    public var response: ResponseHead? {
+        get { details.response }
+        set { mutateDetails { $0.response = newValue } }
+    }
     /// The response body bytes received before the error, for errors that a response caused.
-    public var responseData: Data?
+    public var responseData: Data? {
+        get { details.responseData }
+        set { mutateDetails { $0.responseData = newValue } }
+    }
     /// What the session measured of a failed task (every attempt until the failure, each with
     /// its timings, status and error code), for the errors a session task reports; nil for
     /// errors thrown before a task ran, and possibly for a cancel or deadline that stopped it.
-    public var metrics: TaskMetrics?
+    public var metrics: TaskMetrics? {
+        get { details.metrics }
+        set { mutateDetails { $0.metrics = newValue } }
+    }
+
+    /// Everything but the code, in one shared box: an error travels by value through every
+    /// `Result` and task outcome, and inline its fields made each of those ~440 bytes to copy
+    /// and destroy, on the success path too (a `Result` is as large as its larger case).
+    private var details: Details
 
     /// Makes an error; `message` should say what failed in terms the caller used.
     public init(
@@ -53,11 +76,15 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         responseData: Data? = nil
     ) {
         self.code = code
-        self.message = message
-        self.offendingInput = offendingInput
-        self.underlyingError = underlyingError
-        self.response = response
-        self.responseData = responseData
+        self.details = Details(
+            message: message, offendingInput: offendingInput, underlyingError: underlyingError, response: response,
+            responseData: responseData)
+    }
+
+    /// Copy on write: the box is changed in place only while this error is its sole owner.
+    private mutating func mutateDetails(_ change: (Details) -> Void) {
+        if !isKnownUniquelyReferenced(&details) { details = details.copy() }
+        change(details)
     }
 
     public var description: String {
@@ -81,5 +108,37 @@ extension CourierError.Code {
     /// and then never matches. Spell such cases out: `case HTTPClientError.cancelled:`.
     public static func ~= (code: CourierError.Code, error: any Error) -> Bool {
         (error as? CourierError)?.code == code
+    }
+}
+
+extension CourierError {
+    /// The fields behind ``CourierError``'s properties. Unchecked `Sendable`: a box is changed
+    /// only through `mutateDetails`, while one error value owns it alone, so no two threads
+    /// ever see the same box change.
+    private final class Details: @unchecked Sendable {
+        var message: String
+        var offendingInput: String?
+        var underlyingError: (any Error & Sendable)?
+        var response: ResponseHead?
+        var responseData: Data?
+        var metrics: TaskMetrics?
+
+        init(
+            message: String, offendingInput: String?, underlyingError: (any Error & Sendable)?,
+            response: ResponseHead?, responseData: Data?, metrics: TaskMetrics? = nil
+        ) {
+            self.message = message
+            self.offendingInput = offendingInput
+            self.underlyingError = underlyingError
+            self.response = response
+            self.responseData = responseData
+            self.metrics = metrics
+        }
+
+        func copy() -> Details {
+            Details(
+                message: message, offendingInput: offendingInput, underlyingError: underlyingError,
+                response: response, responseData: responseData, metrics: metrics)
+        }
     }
 }
