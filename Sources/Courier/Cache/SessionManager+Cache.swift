@@ -5,6 +5,7 @@ extension SessionManager {
     /// One exchange: through the cache when there is one and the task takes part, else
     /// straight to the transport.
     /// - Throws: as ``Transport/send(_:context:)``, and `.cacheMiss` (see ``CachePolicy/onlyIfCached``).
+    @inline(__always)  // Without a cache, one async call less per exchange.
     func sendConsultingCache(
         _ request: Request, context: ExchangeContext, cache participation: CacheParticipation?
     ) async throws -> TransportResponse {

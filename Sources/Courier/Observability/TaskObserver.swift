@@ -18,6 +18,8 @@ struct TaskObserver {
     private var bodyLength: Int64?
     /// Set only while an instrument is active.
     var telemetry: Telemetry?
+    /// Whether ``telemetry`` is set, kept apart: testing the optional itself copies it out.
+    private let reportsTelemetry: Bool
 
     /// The per-task state of the instruments.
     struct Telemetry {
@@ -34,6 +36,7 @@ struct TaskObserver {
     init(instruments: SessionInstruments, taskIdentifier: Int) {
         self.instruments = instruments
         self.taskStart = .now
+        self.reportsTelemetry = instruments.isActive
         if instruments.isActive {
             let random = String(UInt32.random(in: .min ... .max), radix: 16)
             telemetry = Telemetry(
@@ -51,7 +54,7 @@ struct TaskObserver {
         bodyLength = request.body.isEmpty ? 0 : request.body.contentLength
         attempts.append(
             AttemptMetrics(reason: nextReason, method: request.method, url: request.url, started: .now))
-        if telemetry != nil { beginTelemetry(&request) }
+        if reportsTelemetry { beginTelemetry(&request) }
         return recorder
     }
 
@@ -102,7 +105,7 @@ struct TaskObserver {
                 endAttempt(errorCode: nil)
             }
         }
-        if telemetry != nil { finishTelemetry(result) }
+        if reportsTelemetry { finishTelemetry(result) }
     }
 
     /// Merges what the transport reported into the attempt, then reports the attempt.
@@ -115,7 +118,7 @@ struct TaskObserver {
             attempt.errorCode = errorCode
         }
         recorder = nil
-        if telemetry != nil, let attempt = attempts.last { endTelemetry(attempt) }
+        if reportsTelemetry, let attempt = attempts.last { endTelemetry(attempt) }
     }
 
     /// Fills the attempt with what the transport reported; the session's own instants stand

@@ -46,11 +46,13 @@ extension SessionTask {
             underlyingError: error)
     }
 
+    @inline(__always)  // One caller; a frame less per task.
     private func perform(deadline: RequestDeadline?, observer: inout TaskObserver) async throws -> SessionResponse {
         var state = AttemptState(request: originalRequest)
         while true {
             try await waitWhileSuspended()
-            var outgoing = try await prepareAttempt(&state)
+            if state.needsAdapting, let adapter = manager.interceptor { try await adapt(&state, with: adapter) }
+            var outgoing = try prepareAttempt(&state)
             let recorder = observer.beginAttempt(&outgoing)
             let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
             let sent: TransportResponse
@@ -112,22 +114,26 @@ extension SessionTask {
             canProvideNewBody: (hooks ?? manager.hooks).needNewBodyStream != nil)
     }
 
-    /// Adapts the request when it is due and adds resume headers: the request that goes out.
-    private func prepareAttempt(_ state: inout AttemptState) async throws -> Request {
-        if state.needsAdapting, let adapter = manager.interceptor {
-            let request = state.request
-            do {
-                state.adapted(to: try await adapter.adapt(request))
-            } catch let error as CourierError {
-                // Typed already (an AuthenticationInterceptor's failed refresh, say): the task
-                // fails with it as it is, as with a hook's CourierError.
-                throw error
-            } catch {
-                throw CourierError(
-                    .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
-                    offendingInput: request.url.absoluteString, underlyingError: error)
-            }
+    /// Hands the attempt's request to the interceptor's adapter.
+    /// - Throws: the adapter's ``CourierError`` as it is, any other error as `.requestAdaptationFailed`.
+    private func adapt(_ state: inout AttemptState, with adapter: any RequestInterceptor) async throws {
+        let request = state.request
+        do {
+            state.adapted(to: try await adapter.adapt(request))
+        } catch let error as CourierError {
+            // Typed already (an AuthenticationInterceptor's failed refresh, say): the task
+            // fails with it as it is, as with a hook's CourierError.
+            throw error
+        } catch {
+            throw CourierError(
+                .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
+                offendingInput: request.url.absoluteString, underlyingError: error)
         }
+    }
+
+    /// Adds resume headers to the (adapted) request: the request that goes out. Not async, so
+    /// an attempt without an adapter pays for no extra async call.
+    private func prepareAttempt(_ state: inout AttemptState) throws -> Request {
         let resumeData = download?.resumeData
         let outgoing = try AttemptDecision.outgoing(state.request, resuming: resumeData)
         // While what goes out is still the original request, storing it again would only copy it.
@@ -139,6 +145,7 @@ extension SessionTask {
 
     /// Sends one attempt; the exchange registers its cancel action with this task, which stops
     /// it when the task is cancelled or runs out of time (see ``TaskStateMachine/Stop``).
+    @inline(__always)  // One caller; a frame less per attempt.
     private func send(
         _ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?, recorder: ExchangeRecorder
     ) async throws -> TransportResponse {
@@ -206,6 +213,7 @@ extension SessionTask {
 
     /// The final response: hands its head to the did-receive-response hook, then reads the body
     /// into memory or a file.
+    @inline(__always)  // One caller; a frame less per task.
     private func deliver(
         _ sent: TransportResponse, request: Request, hooks: SessionHooks, observer: inout TaskObserver
     ) async throws -> SessionResponse {
@@ -230,16 +238,17 @@ extension SessionTask {
             streamHandoff.hand(sent.body)
             return SessionResponse(request: request, response: head, metrics: observer.metrics())
         }
-        let configuration = manager.configuration
+        // The manager's configuration is read field by field: a copy of the whole value would
+        // retain and release each of its references on every task.
         if let download {
             let (fileURL, received) = try await receiveFile(
                 sent.body, head: head, request: request, download: download, resumable: !sent.bodyIsDecoded,
-                temporaryDirectory: configuration.temporaryDirectory)
+                temporaryDirectory: manager.configuration.temporaryDirectory)
             observer.attemptBodyEnded(decodedBytes: received, head: head)
             return SessionResponse(request: request, response: head, fileURL: fileURL, metrics: observer.metrics())
         }
         let data = try await receiveData(
-            sent.body, head: head, request: request, cap: configuration.maximumBufferedResponseSize,
+            sent.body, head: head, request: request, cap: manager.configuration.maximumBufferedResponseSize,
             didReceiveData: hooks.didReceiveData)
         observer.attemptBodyEnded(decodedBytes: Int64(data.count), head: head)
         return SessionResponse(request: request, response: head, data: data, metrics: observer.metrics())

@@ -223,25 +223,6 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
             offendingInput: originalRequest.url.absoluteString)
     }
 
-    /// Waits while the task is paused; throws `.cancelled` once it is cancelled or out of time.
-    func waitWhileSuspended() async throws {
-        let now = machine.withLockedValue { (isPaused: $0.isPaused, mustStop: $0.mustStop) }
-        var stopping = now.mustStop
-        if now.isPaused {
-            // Cancelling the waiting Swift task opens the gate too.
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (gate: Gate) in
-                    let waits = !Task.isCancelled && machine.withLockedValue { $0.wait(at: gate) }
-                    if !waits { gate.resume() }
-                }
-            } onCancel: {
-                for gate in machine.withLockedValue({ $0.takeGates() }) { gate.resume() }
-            }
-            stopping = machine.withLockedValue { $0.mustStop }
-        }
-        if stopping || Task.isCancelled { throw cancelledError() }
-    }
-
     /// Delivers the transfer's outcome, or `.cancelled` / `.timedOut` in its place when a cancel
     /// or the deadline came first; a second outcome is dropped.
     func finish(_ result: Result<SessionResponse, CourierError>) {
