@@ -146,4 +146,14 @@ timing+=" total $(seconds_between "$started" "$finished") ($(cpu_between 0 "$fin
 echo
 echo "$timing"
 echo "$timing" >"$here/.build/last-run-timing.txt"
+# A copy of every run's record that later runs do not overwrite: a row missed in a full run and
+# met alone can then be looked at pair by pair afterwards (the last-run files hold only the
+# latest run, often a single row rerun).
+archive="$here/.build/runs/$(date -u +%Y%m%dT%H%M%SZ)-${filter:-all}"
+archive=${archive//,/+}
+mkdir -p "$archive"
+cp "$here/.build/last-run-timing.txt" "$archive/"
+for kept in "$BENCH_JSON" "$BENCH_MARKDOWN"; do
+    if [ -f "$kept" ]; then cp "$kept" "$archive/"; fi
+done
 exit $outcome
