@@ -125,6 +125,7 @@ enum HTTP2Requests {
             let body = ByteBuffer(bytes: setup.payload)
             @Sendable func once() async throws -> Int {
                 var request = try HTTPClient.Request(url: url, method: kind == .posts ? .POST : .GET)
+                request.headers.add(name: "Accept-Encoding", value: SmallRequests.acceptEncoding)
                 if kind == .posts {
                     request.headers.add(name: "Content-Type", value: "text/plain")
                     request.body = .byteBuffer(body)
@@ -166,6 +167,7 @@ enum HTTP2Requests {
             let body = ByteBuffer(bytes: setup.payload)
             @Sendable func once() async throws -> Int {
                 var request = HTTPClientRequest(url: url)
+                request.headers.add(name: "Accept-Encoding", value: SmallRequests.acceptEncoding)
                 if kind == .posts {
                     request.method = .POST
                     request.headers.add(name: "Content-Type", value: "text/plain")
