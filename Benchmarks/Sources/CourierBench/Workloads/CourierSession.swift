@@ -70,6 +70,9 @@ enum CourierSession {
         let manager = SessionManager(transport: transport)
         do {
             let request = Request(url: try url(base + "/get"))
+            if transport is AsyncHTTPClientTransport {
+                try SmallRequests.checkSameRequest(echoedBy: try await manager.data(for: request).data)
+            }
             @Sendable func getOnce() async throws -> Int {
                 guard throughSession else {
                     let response = try await transport.send(request, uploadProgress: nil)

@@ -41,6 +41,21 @@ enum SmallRequests {
     /// on the wire, so the rows compare clients, not requests.
     static let acceptEncoding = "gzip, deflate"
 
+    /// Throws when the test server's echo of Courier's request shows another `Accept-Encoding`
+    /// than ``acceptEncoding``: a change to Courier's default would otherwise leave the peers
+    /// sending a different request again, unnoticed. A body that echoes no headers (the
+    /// discarding sink) has nothing to compare.
+    static func checkSameRequest(echoedBy body: Data) throws {
+        let echo = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+        guard let headers = echo?["headers"] as? [String: Any] else { return }
+        let sent = headers["Accept-Encoding"] as? String
+        guard sent == acceptEncoding else {
+            throw BenchError(
+                "Courier sent Accept-Encoding \(sent ?? "(none)"), the raw peers send \(acceptEncoding): update SmallRequests.acceptEncoding"
+            )
+        }
+    }
+
     struct Outcome: Sendable {
         var succeeded = 0
         var bytes = 0
