@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         // Transport on Foundation's URLSession (FoundationNetworking on Linux); its own product (issue 19).
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
+        // XML responses through Foundation's XMLParser (FoundationXML and libxml2 on Linux); its own
+        // product, so that a program on Courier alone loads neither and can link statically.
+        .library(name: "CourierXML", targets: ["CourierXML"]),
         // A ClientTransport for swift-openapi-generator's clients; its own product, so that users of
         // Courier alone never compile OpenAPIRuntime.
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
@@ -183,6 +186,19 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(name: "CourierXML", dependencies: ["Courier"]),
+        .testTarget(
+            name: "CourierXMLTests",
+            dependencies: ["Courier", "CourierXML", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        .testTarget(
+            name: "CourierURLSessionTests",
+            dependencies: [
+                "Courier",
+                "CourierURLSession",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // One transport conformance suite, run against every transport (issue 19).

@@ -4,10 +4,10 @@ import HTTPTypes
 ///
 /// swift-http-types quietly turns CR, LF and NUL in a value into spaces; Courier refuses them
 /// instead, so that a caller learns about the bad input rather than sending a changed header.
-enum HeaderField {
+package enum HeaderField {
     /// Returns a field for `name: value`.
     /// - Throws: ``CourierError`` `.invalidHeader` when the name is not a token or the value has CR, LF or NUL.
-    static func make(name: String, value: String) throws -> HTTPField {
+    package static func make(name: String, value: String) throws -> HTTPField {
         HTTPField(name: try fieldName(name), value: try checkedValue(value, for: name))
     }
 

@@ -7,7 +7,7 @@ extension CourierError.Code {
     ///
     /// Thrown by the request serializers (`makeRequest(method:urlString:)`, `request(method:urlString:parameters:)`,
     /// also when adding the query string makes the URL invalid), by `Request.init(_:)` from a
-    /// `URLRequest` without a URL, and by ``HTTPSessionManager`` for a path that does not resolve
+    /// `URLRequest` without a URL (in `CourierURLSession`), and by ``HTTPSessionManager`` for a path that does not resolve
     /// against its base URL.
     public static let invalidURL = CourierError.Code("invalidURL")
 
@@ -45,7 +45,8 @@ extension CourierError.Code {
 
     /// A body that the requested conversion cannot carry (a stream into a `URLRequest`).
     ///
-    /// Thrown by the conversions between ``Request`` and Foundation's `URLRequest`.
+    /// Thrown by the conversions between ``Request`` and Foundation's `URLRequest`, which
+    /// `CourierURLSession` adds.
     public static let unsupportedBody = CourierError.Code("unsupportedBody")
 
     /// A multipart form request with GET or HEAD, which carry no body.

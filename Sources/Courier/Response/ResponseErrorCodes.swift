@@ -33,7 +33,7 @@ extension CourierError.Code {
 
     /// The body is not well-formed XML.
     ///
-    /// Thrown by ``XMLResponseSerializer``.
+    /// Thrown by `XMLResponseSerializer` (in `CourierXML`).
     public static let invalidXML = CourierError.Code("invalidXML")
 
     /// The body could not be decoded into the requested `Decodable` type.

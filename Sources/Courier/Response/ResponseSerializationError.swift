@@ -2,7 +2,7 @@ import Foundation
 
 extension CourierError {
     /// An error about a response, with the response head and the body attached.
-    static func response(
+    package static func response(
         _ code: Code,
         _ message: String,
         offendingInput: String? = nil,

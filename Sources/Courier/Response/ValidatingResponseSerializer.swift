@@ -69,7 +69,9 @@ extension ValidatingResponseSerializer {
     }
 
     /// The error for a serializer that needs bytes and got none.
-    func emptyBodyError(request: Request, response: ResponseHead, data: Data, expecting what: String) -> CourierError {
+    package func emptyBodyError(
+        request: Request, response: ResponseHead, data: Data, expecting what: String
+    ) -> CourierError {
         .response(
             .emptyResponseBody,
             "Expected \(what) in the body of \(response.statusCode) from \(response.url.absoluteString), but the body is empty",

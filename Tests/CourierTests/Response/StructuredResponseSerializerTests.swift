@@ -74,81 +74,6 @@ import Testing
     }
 }
 
-@Suite struct XMLResponseSerializerTests {
-    func parse(
-        _ text: String, serializer: XMLResponseSerializer = XMLResponseSerializer(), status: Int = 200,
-        contentType: String? = "application/xml"
-    ) throws -> ParsedXMLElement? {
-        try serializer.serialize(
-            request: ResponseFixture.request(), response: ResponseFixture.head(status, contentType: contentType),
-            data: Data(text))
-    }
-
-    @Test(arguments: ["application/xml", "text/xml", "text/xml; charset=utf-8"])
-    func treeWithAttributesChildrenTextAndCDATA(contentType: String) throws {
-        let root = try #require(
-            try parse(
-                #"<?xml version="1.0"?><feed v="2"><item id="1">one</item><item id="2"><![CDATA[<two>]]></item><empty/></feed>"#,
-                contentType: contentType))
-        #expect(
-            root
-                == ParsedXMLElement(
-                    name: "feed", attributes: ["v": "2"],
-                    children: [
-                        ParsedXMLElement(name: "item", attributes: ["id": "1"], text: "one"),
-                        ParsedXMLElement(name: "item", attributes: ["id": "2"], text: "<two>"),
-                        ParsedXMLElement(name: "empty"),
-                    ]))
-        #expect(root.children(named: "item").map(\.text) == ["one", "<two>"])
-        #expect(root.firstChild(named: "empty")?.children == [])
-        #expect(root.firstChild(named: "missing") == nil)
-    }
-
-    @Test func entitiesAndNamespaces() throws {
-        let text = #"<a:root xmlns:a="urn:x"><a:v>&lt;&amp;&#233;</a:v></a:root>"#
-        let plain = try #require(try parse(text))
-        #expect(plain.name == "a:root")
-        #expect(plain.children.first?.text == "<&é")
-        var serializer = XMLResponseSerializer()
-        serializer.processesNamespaces = true
-        let namespaced = try #require(try parse(text, serializer: serializer))
-        #expect(namespaced.name == "root")
-        #expect(namespaced.namespaceURI == "urn:x")
-    }
-
-    @Test func malformedXMLIsATypedError() throws {
-        let body = Data("<root><open></root>")
-        let error = try #require(ResponseFixture.error(XMLResponseSerializer(), contentType: "text/xml", body: body))
-        #expect(error.code == .invalidXML)
-        #expect(error.responseData == body)
-        #expect(error.message.contains("line"))
-    }
-
-    @Test func externalEntitiesAreNeverRead() throws {
-        let marker = "courier-secret-\(UUID().uuidString)"
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("xxe-\(UUID().uuidString).txt")
-        try Data(marker.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let text = #"<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "\#(file.absoluteString)">]><r>&x;</r>"#
-        do {
-            let root = try parse(text)
-            #expect(root?.text.contains(marker) != true)
-        } catch let error as CourierError {
-            #expect(error.code == .invalidXML)
-        }
-    }
-
-    @Test func emptyAndRejected() throws {
-        #expect(try parse("", status: 204, contentType: nil) == nil)
-        #expect(
-            ResponseFixture.error(XMLResponseSerializer(), contentType: "text/xml", body: Data())?.code
-                == .emptyResponseBody)
-        #expect(
-            ResponseFixture.error(XMLResponseSerializer(), contentType: "application/json", body: Data("<a/>"))?.code
-                == .unacceptableContentType)
-    }
-}
-
 @Suite struct DecodableResponseSerializerTests {
     struct User: Decodable, Sendable, Equatable {
         var userName: String
@@ -267,13 +192,13 @@ import Testing
 @Suite struct CompoundResponseSerializerTests {
     enum Body: Sendable, Equatable {
         case json(JSONValue?)
-        case xml(String?)
+        case plist(PropertyListValue?)
         case text(String)
     }
 
     let compound = CompoundResponseSerializer<Body>([
         AnyResponseSerializer(JSONResponseSerializer()) { .json($0) },
-        AnyResponseSerializer(XMLResponseSerializer()) { .xml($0?.name) },
+        AnyResponseSerializer(PropertyListResponseSerializer()) { .plist($0) },
         AnyResponseSerializer(StringResponseSerializer()) { .text($0) },
     ])
 
@@ -285,7 +210,9 @@ import Testing
 
     @Test func firstAcceptingSerializerWins() throws {
         #expect(try serialize(#"{"a":1}"#, contentType: "application/json") == .json(["a": 1]))
-        #expect(try serialize("<root/>", contentType: "text/xml") == .xml("root"))
+        #expect(
+            try serialize(#"<plist><string>p</string></plist>"#, contentType: "application/x-plist")
+                == .plist(.string("p")))
         #expect(try serialize("plain", contentType: "text/plain") == .text("plain"))
         #expect(try serialize("", contentType: "text/plain") == .json(nil))
     }

@@ -1,10 +1,16 @@
+import Courier
 import Foundation
 import HTTPTypes
+import NIOCore
+import NIOFoundationCompat
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
+// In this product, not in Courier: `URLRequest` lives in FoundationNetworking on Linux, which
+// brings libcurl with it, and a program on Courier alone should neither load it nor need it to
+// link statically.
 extension Request {
     /// Makes a request from a Foundation `URLRequest` whose body, if any, is `httpBody` bytes.
     /// A `URLRequest` always has a timeout (60 s by default), which is kept.
@@ -44,14 +50,12 @@ extension Request {
         }
         if let timeoutInterval { result.timeoutInterval = timeoutInterval }
         result.httpShouldHandleCookies = httpShouldHandleCookies
-        switch body.storage {
-        case .empty: break
-        case .bytes(let buffer): result.httpBody = Data(buffer.readableBytesView)
-        case .file, .source:
+        guard let bytes = body.bufferedBytes else {
             throw CourierError(
                 .unsupportedBody, "only a body of bytes in memory converts to a URLRequest, not a file or stream body",
                 offendingInput: url.absoluteString)
         }
+        if !body.isEmpty { result.httpBody = Data(bytes.readableBytesView) }
         return result
     }
 }

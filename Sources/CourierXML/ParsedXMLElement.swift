@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// An XML element as a Sendable value: what ``XMLResponseSerializer`` produces.
