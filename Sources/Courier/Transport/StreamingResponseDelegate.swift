@@ -284,7 +284,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
                 state.bodyWaiter = nil
                 return .deliver(waiter)
             }
-            state.chunks.append(buffer)
+            state.chunks.append(Self.compacted(buffer))
             state.bufferedBytes += buffer.readableBytes
             guard state.bufferedBytes >= state.bufferedByteLimit else { return .buffered }
             let promise = task.eventLoop.makePromise(of: Void.self)
@@ -300,6 +300,19 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         case .pause(let promise):
             return promise.futureResult
         }
+    }
+
+    /// `buffer`, or a copy of it when it is a small slice of a much larger storage.
+    ///
+    /// A part that waits in the read-ahead keeps its whole storage alive. Over HTTP/2 a part is
+    /// one DATA frame (8-16 KiB), often a slice of a buffer of up to 512 KiB of decrypted bytes,
+    /// so 8 MiB of waiting parts can hold far more than 8 MiB, and the buffers they pin cannot be
+    /// reused. Copying the small part costs less (BENCHMARKS.md, "Large downloads over HTTP/2").
+    static func compacted(_ buffer: ByteBuffer) -> ByteBuffer {
+        guard buffer.storageCapacity > 2 * buffer.readableBytes + 4096 else { return buffer }
+        var copy = ByteBufferAllocator().buffer(capacity: buffer.readableBytes)
+        copy.writeImmutableBuffer(buffer)
+        return copy
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
