@@ -624,6 +624,56 @@ def workloads(ctx: Context):
             recv_write(on_tmpfs), curl_download(on_tmpfs),
             "— (the ceiling for the download rows on this machine)", reported(),
             missing=(no_tmpfs if on_tmpfs else "") or no_server))
+    # A large body over TLS from the test server's HTTP/2 mode (16 KiB DATA frames, many per TLS
+    # read): what HTTP/2 framing costs a download, beside the same server over HTTP/1.1. Each run
+    # reads the server's counters, so a side that fell back to HTTP/1.1 (or went over HTTP/2 when
+    # told not to) fails the row instead of being timed.
+    def over_protocol(run, before, http2):
+        delta = {key: value - before.get(key, 0) for key, value in ctx.h2_stats().items()}
+        streams = delta.get("http2StreamsServed", 0)
+        if run.ok and (streams < 1 if http2 else streams != 0):
+            run.ok, run.detail = False, f"{streams} HTTP/2 streams served, expected {'one' if http2 else 'none'}"
+        return run
+
+    # Courier is allowed HTTP/2 in both rows; a download is a body read as it arrives, which it
+    # keeps on HTTP/1.1 (AsyncHTTPClientTransport.Configuration.allowsHTTP2), so it never rides a stream.
+    def courier_h2_download(http2_allowed):
+        def go():
+            dest = destination("download-courier-h2.bin", False)
+            before = ctx.h2_stats()
+            run = swift_run([b, "download", "courier", "--url", f"{ctx.h2_url}/", "--path", f"bytes/{BIG}",
+                             "--destination", dest, "--ca", ctx.h2_cert, "--http2", "on" if http2_allowed else "off"],
+                            per_second("bytes"))
+            return over_protocol(checked_download(run, dest), before, False)
+        return go
+
+    def curl_h2_download(http2):
+        def go():
+            dest = destination("download-curl-h2.bin", False)
+            before = ctx.h2_stats()
+            argv = [ctx.curl, "-sS", "--fail", "--http2" if http2 else "--http1.1", "--cacert", ctx.h2_cert,
+                    "-o", dest, "-w", "%{time_total}", f"{ctx.h2_url}/bytes/{BIG}"]
+            status, text, errors, wall, rss = run_process(argv)
+            if status != 0:
+                raise Failed(f"curl exit {status}: {errors.strip()[-400:]}")
+            seconds = float(text.strip())
+            run = Run(seconds, wall, rss, True, "size and sha256 match", score=BIG / seconds)
+            return over_protocol(checked_download(run, dest), before, http2)
+        return go
+
+    no_h2_server = "" if ("serve", "h2") in ctx.available else "the test server's HTTP/2 mode is not on main"
+    rows.append(Workload(
+        "h2-download", f"Download, {human(BIG)} to a file on disk over TLS from a server that offers HTTP/2 (test server's HTTP/2 mode, /bytes): Courier over HTTP/1.1 (its rule for downloads)",
+        "curl --http2 -o", "GB/s",
+        courier_h2_download(True), curl_h2_download(True),
+        "— (no issue sets a target; RSS shows what HTTP/2 would have cost)", reported(),
+        missing=no_h2_server or missing("download")))
+    rows.append(Workload(
+        "h2-download-http1", f"Diagnostic: the same {human(BIG)} from the same TLS server, both sides over HTTP/1.1 (Courier allowsHTTP2 = false)",
+        "curl --http1.1 -o", "GB/s",
+        courier_h2_download(False), curl_h2_download(False),
+        "— (the same download without HTTP/2 framing)", reported(),
+        missing=no_h2_server or missing("download")))
     get_base = lambda: ctx.server_url or ctx.sink_url
     rows.append(Workload(
         "small-gets", "10,000 small GETs, concurrency 16, keep-alive"

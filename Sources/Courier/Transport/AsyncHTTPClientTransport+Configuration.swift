@@ -27,6 +27,12 @@ extension AsyncHTTPClientTransport {
         /// HTTP/2 server answers before the upload has ended and then resets the stream (RFC 9113
         /// §8.1 allows both; nginx does it for `return`, 401, 413 and redirects): its issue 922.
         /// HTTP/1.1 keeps the request until the upload ends, so the same answer is safe there.
+        ///
+        /// Nor does a response read as it arrives (a download, a stream; see
+        /// ``ExchangeContext/readsBodyIncrementally``): over HTTP/2, AsyncHTTPClient 1.37 keeps
+        /// reading a stream while its reader waits, so a reader slower than the server ends up
+        /// holding the whole body in memory (a 256 MiB download by raw AsyncHTTPClient, writing on
+        /// another thread: 1.1 GB resident). Over HTTP/1.1 the reader's pace holds the server back.
         public var allowsHTTP2: Bool = true
         /// The forward proxies, per scheme, with the hosts that go direct; nil sends everything
         /// direct. ``ProxyConfiguration/fromEnvironment(_:)`` reads curl's variables.

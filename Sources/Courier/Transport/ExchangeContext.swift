@@ -25,18 +25,25 @@ public struct ExchangeContext: Sendable {
     /// and saves wake-ups when the reader is slower than the network, as a file writer is. A
     /// transport may ignore it.
     public var readAheadLimit: Int?
+    /// True when the body goes to a reader as it arrives (a download to a file, a
+    /// ``SessionManager/stream(_:)``), so that the reader's pace must hold the server back;
+    /// false when the session collects it in memory. ``AsyncHTTPClientTransport`` keeps such
+    /// exchanges off HTTP/2 (``AsyncHTTPClientTransport/Configuration/allowsHTTP2`` says why).
+    public var readsBodyIncrementally: Bool
 
     /// Makes a context; by default no deadline, no progress, a handle that nothing cancels, no
-    /// recorder and the transport's own read-ahead.
+    /// recorder, the transport's own read-ahead, and a body collected in memory.
     public init(
         deadline: NIODeadline? = nil, uploadProgress: (@Sendable (Int64) -> Void)? = nil,
-        cancellation: ExchangeCancellation = .none, recorder: ExchangeRecorder? = nil, readAheadLimit: Int? = nil
+        cancellation: ExchangeCancellation = .none, recorder: ExchangeRecorder? = nil, readAheadLimit: Int? = nil,
+        readsBodyIncrementally: Bool = false
     ) {
         self.deadline = deadline
         self.uploadProgress = uploadProgress
         self.cancellation = cancellation
         self.recorder = recorder
         self.readAheadLimit = readAheadLimit
+        self.readsBodyIncrementally = readsBodyIncrementally
     }
 
     /// The context for sending `request` on its own, outside a session: its

@@ -95,6 +95,32 @@ struct HTTP2TransportTests {
         }
     }
 
+    /// A body read as it arrives (a download to a file, a stream) goes over HTTP/1.1, where the
+    /// reader's pace holds the server back: AsyncHTTPClient 1.37 keeps reading an HTTP/2 stream
+    /// while its reader waits. A body collected in memory still rides HTTP/2.
+    @Test func bodiesReadAsTheyArriveStayOffHTTP2() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-dl-\(UUID()).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await Self.withHTTP2 { server, manager in
+            let http11 = HTTPProtocolVersion(major: 1, minor: 1)
+            let download = try await manager.download(
+                Request(url: server.url("/bytes/2000000?seed=5")), to: file, options: [.removePreviousFile])
+            #expect(download.response.httpVersion == http11)
+            #expect(Array(try Data(contentsOf: file)) == TestServer.expectedBytes(count: 2_000_000, seed: 5))
+
+            let stream = try await manager.stream(Request(url: server.url("/bytes/300000?seed=6")))
+            #expect(stream.head.httpVersion == http11)
+            var received: [UInt8] = []
+            for try await chunk in stream.body { received += chunk.readableBytesView }
+            #expect(received == TestServer.expectedBytes(count: 300_000, seed: 6))
+
+            let data = try await manager.data(for: Request(url: server.url("/bytes/300000?seed=6")))
+            #expect(data.response.httpVersion == HTTPProtocolVersion(major: 2, minor: 0))
+            #expect(Array(data.data) == received)
+            #expect(server.stats.http2StreamsServed == 1, "only the data task rode HTTP/2")
+        }
+    }
+
     @Test func aHundredConcurrentGETsShareOneHTTP2Connection() async throws {
         try await Self.withHTTP2 { server, manager in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import NIOSSL
 
 /// Courier's side of the session rows: `SessionManager` on its default AsyncHTTPClient transport.
 enum CourierSession {
@@ -44,6 +45,17 @@ enum CourierSession {
         case "on": configuration.raisesReceiveLowWaterMark = true
         case "off": configuration.raisesReceiveLowWaterMark = false
         case let other: throw BenchError("--low-water-mark takes on or off, not \(other)")
+        }
+        // The HTTP/2 download rows: `--ca PEM` trusts only the test server's certificate, and
+        // `--http2 off` keeps the exchange on HTTP/1.1 over the same TLS server.
+        let ca = options.string("ca", default: "")
+        if !ca.isEmpty {
+            try configuration.apply(ServerTrustPolicy.pinning(.certificate, to: NIOSSLCertificate.fromPEMFile(ca)))
+        }
+        switch options.string("http2", default: "on") {
+        case "on": configuration.allowsHTTP2 = true
+        case "off": configuration.allowsHTTP2 = false
+        case let other: throw BenchError("--http2 takes on or off, not \(other)")
         }
         return configuration
     }

@@ -157,7 +157,8 @@ extension SessionTask {
         let context = ExchangeContext(
             deadline: deadline?.instant, uploadProgress: uploadReporter,
             cancellation: ExchangeCancellation(target: self), recorder: recorder,
-            readAheadLimit: overrides.readAheadLimit ?? (download == nil ? nil : TaskOverrides.downloadReadAheadLimit))
+            readAheadLimit: overrides.readAheadLimit ?? (download == nil ? nil : TaskOverrides.downloadReadAheadLimit),
+            readsBodyIncrementally: download != nil || streamHandoff != nil)
         return try await manager.sendHandlingCookies(
             outgoing, context: context, cache: cacheParticipation(for: outgoing))
     }
