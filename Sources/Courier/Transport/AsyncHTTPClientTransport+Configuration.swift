@@ -33,7 +33,12 @@ extension AsyncHTTPClientTransport {
         /// reading a stream while its reader waits, so a reader slower than the server ends up
         /// holding the whole body in memory (a 256 MiB download by raw AsyncHTTPClient, writing on
         /// another thread: 1.1 GB resident). Over HTTP/1.1 the reader's pace holds the server back.
+        /// ``allowsHTTP2ForIncrementalReads`` lets them ride HTTP/2 anyway.
         public var allowsHTTP2: Bool = true
+        /// Whether a response read as it arrives may ride HTTP/2 as well (when ``allowsHTTP2``
+        /// is on). Off by default, for the memory that ``allowsHTTP2`` describes; turn it on where
+        /// HTTP/2 itself is wanted and the reader keeps up with the network or the bodies are small.
+        public var allowsHTTP2ForIncrementalReads: Bool = false
         /// The forward proxies, per scheme, with the hosts that go direct; nil sends everything
         /// direct. ``ProxyConfiguration/fromEnvironment(_:)`` reads curl's variables.
         public var proxy: ProxyConfiguration?

@@ -229,12 +229,17 @@ public final class AsyncHTTPClientTransport: Transport {
     /// So only idempotent requests without a body ride HTTP/2: no upload can reach
     /// AsyncHTTPClient's early-answer trap (``Configuration/allowsHTTP2``), and every request
     /// whose stream a retiring connection cancels may be sent again (``UnansweredExchange``).
-    /// Nor does a body read as it arrives, which AsyncHTTPClient would buffer without bound.
+    /// Nor does a body read as it arrives, which AsyncHTTPClient would buffer without bound,
+    /// unless ``Configuration/allowsHTTP2ForIncrementalReads`` says so.
     private func delegateClient(
         for request: Request, carrying bytes: ByteBuffer?, readIncrementally: Bool
     ) -> HTTPClient {
         guard bodyDelegateClient !== delegateClient else { return delegateClient }
-        if request.method.isIdempotent, (bytes?.readableBytes ?? 0) == 0, !readIncrementally { return delegateClient }
+        if request.method.isIdempotent, (bytes?.readableBytes ?? 0) == 0,
+            !readIncrementally || configuration.allowsHTTP2ForIncrementalReads
+        {
+            return delegateClient
+        }
         switch request.url.scheme?.lowercased() {
         case "http", "http+unix", "unix": return delegateClient
         default: return bodyDelegateClient

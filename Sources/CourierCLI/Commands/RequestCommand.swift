@@ -81,7 +81,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "asynchttpclient (the default) or urlsession: the transport to send through.")
     var transport: TransportChoice = .asyncHTTPClient
 
-    @Flag(name: .customLong("http2"), help: "Offer HTTP/2 over TLS (ALPN), falling back to HTTP/1.1 (the default).")
+    @Flag(
+        name: .customLong("http2"),
+        help: "Use HTTP/2 over TLS where the server offers it (ALPN), for streamed and downloaded bodies too.")
     var http2 = false
 
     @Flag(name: .customLong("path-as-is"), help: "Send /./ and /../ in the URL's path as typed, not squashed.")
@@ -252,8 +254,8 @@ struct RequestCommand: AsyncParsableCommand {
             request: request, printer: printer, output: outputOptions, follow: follow || download,
             maxRedirects: maxRedirects,
             connection: ConnectionOptions(
-                verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, proxies: proxy,
-                transport: transport),
+                verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, http2: http2,
+                proxies: proxy, transport: transport),
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),

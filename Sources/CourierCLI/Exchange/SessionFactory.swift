@@ -22,6 +22,8 @@ struct ConnectionOptions: Sendable {
     var certificateKey: String?
     /// `--http1.1`: never negotiate HTTP/2.
     var http1Only = false
+    /// `--http2`: HTTP/2 where the server offers it, for the streamed response bodies too.
+    var http2 = false
     /// Ask for gzip/deflate and decode it (not for downloads, which keep the bytes as served,
     /// so that `--continue`'s byte ranges line up, as httpie's downloads ask for identity).
     var decompressesResponses = true
@@ -47,6 +49,9 @@ enum SessionFactory {
             transportConfiguration.tlsConfiguration = tls
         }
         transportConfiguration.allowsHTTP2 = !connection.http1Only
+        // The CLI streams every body to its output; without --http2 those go over HTTP/1.1, as
+        // httpie's always do (Configuration.allowsHTTP2 says why).
+        transportConfiguration.allowsHTTP2ForIncrementalReads = connection.http2
         transportConfiguration.decompressesResponses = connection.decompressesResponses
         transportConfiguration.proxy = try ProxyOption.resolve(
             connection.proxies, environment: ProcessInfo.processInfo.environment)

@@ -14,12 +14,14 @@ import Testing
 struct HTTP2TransportTests {
     /// Runs `body` with a manager that trusts a fresh HTTP/2 test server.
     static func withHTTP2(
-        _ options: HTTP2Options = HTTP2Options(), _ body: (TestServer, SessionManager) async throws -> Void
+        _ options: HTTP2Options = HTTP2Options(), incrementalReadsOverHTTP2: Bool = false,
+        _ body: (TestServer, SessionManager) async throws -> Void
     ) async throws {
         try await HTTP2TestHarness.withServer(options) { context in
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates([context.certificate])
             var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.allowsHTTP2ForIncrementalReads = incrementalReadsOverHTTP2
             configuration.tlsConfiguration = tls
             configuration.connectTimeout = .seconds(60)  // the parallel suite can starve a handshake
             let transport = AsyncHTTPClientTransport(configuration: configuration)
@@ -118,6 +120,18 @@ struct HTTP2TransportTests {
             #expect(data.response.httpVersion == HTTPProtocolVersion(major: 2, minor: 0))
             #expect(Array(data.data) == received)
             #expect(server.stats.http2StreamsServed == 1, "only the data task rode HTTP/2")
+        }
+    }
+
+    @Test func incrementalReadsRideHTTP2WhenAllowed() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-dl-\(UUID()).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await Self.withHTTP2(incrementalReadsOverHTTP2: true) { server, manager in
+            let download = try await manager.download(
+                Request(url: server.url("/bytes/500000?seed=7")), to: file, options: [.removePreviousFile])
+            #expect(download.response.httpVersion == HTTPProtocolVersion(major: 2, minor: 0))
+            #expect(Array(try Data(contentsOf: file)) == TestServer.expectedBytes(count: 500_000, seed: 7))
+            #expect(server.stats.http2StreamsServed == 1)
         }
     }
 
