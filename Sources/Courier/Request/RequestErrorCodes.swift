@@ -7,8 +7,8 @@ extension CourierError.Code {
     ///
     /// Thrown by the request serializers (`makeRequest(method:urlString:)`, `request(method:urlString:parameters:)`,
     /// also when adding the query string makes the URL invalid), by `Request.init(_:)` from a
-    /// `URLRequest` without a URL (in `CourierURLSession`), and by ``HTTPSessionManager`` for a path that does not resolve
-    /// against its base URL.
+    /// `URLRequest` without a URL (in `CourierURLSession`), and by ``HTTPSessionManager`` for a
+    /// path that does not resolve against its base URL.
     public static let invalidURL = CourierError.Code("invalidURL")
 
     /// A method string that is not an RFC 9110 token.

@@ -304,10 +304,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
 
     /// `buffer`, or a copy of it when it is a small slice of a much larger storage.
     ///
-    /// A part that waits in the read-ahead keeps its whole storage alive. Over HTTP/2 a part is
-    /// one DATA frame (8-16 KiB), often a slice of a buffer of up to 512 KiB of decrypted bytes,
-    /// so 8 MiB of waiting parts can hold far more than 8 MiB, and the buffers they pin cannot be
-    /// reused. Copying the small part costs less (BENCHMARKS.md, "Large downloads over HTTP/2").
+    /// A part that waits in the read-ahead keeps its whole storage alive. Over TLS a part is often
+    /// a small slice (a TLS record's worth, or one HTTP/2 DATA frame of 8-16 KiB) of a buffer of
+    /// up to 512 KiB of decrypted bytes, so 8 MiB of waiting parts can hold far more than 8 MiB,
+    /// and the buffers they pin cannot be reused. Copying the small part costs less (BENCHMARKS.md,
+    /// "Large downloads over HTTP/2": faster over TLS, HTTP/1.1 and HTTP/2 alike).
     static func compacted(_ buffer: ByteBuffer) -> ByteBuffer {
         guard buffer.storageCapacity > 2 * buffer.readableBytes + 4096 else { return buffer }
         var copy = ByteBufferAllocator().buffer(capacity: buffer.readableBytes)

@@ -19,10 +19,11 @@ import NIOHTTP2
 /// What was never sent or never processed goes out again whatever its method. What may have
 /// been processed (a `CANCEL`, a close) goes out again only when its method is idempotent
 /// (RFC 9110 §9.2.2), which is every request that rides HTTP/2 (see
-/// `AsyncHTTPClientTransport.delegateClient(for:carrying:readIncrementally:)`). Every resend needs a replayable
-/// body, and one exchange is sent again at most ``maximumResends`` times after the server may
-/// have seen it (once after a closed connection; ``maximumUnsentResends`` times when nothing was
-/// written), so a server that refuses everything ends in its own error rather than a loop.
+/// `AsyncHTTPClientTransport.delegateClient(for:carrying:readIncrementally:)`). Every resend
+/// needs a replayable body, and one exchange is sent again at most ``maximumResends`` times
+/// after the server may have seen it (once after a closed connection; ``maximumUnsentResends``
+/// times when nothing was written), so a server that refuses everything ends in its own error
+/// rather than a loop.
 enum UnansweredExchange: Equatable {
     /// Nothing was written: a pooled connection found closed (`ioOnClosedChannel`), or a request
     /// handed to an HTTP/2 connection that a GOAWAY was closing, which AsyncHTTPClient fails as
