@@ -26,7 +26,8 @@ public struct ExchangeContext: Sendable {
     /// transport may ignore it.
     public var readAheadLimit: Int?
     /// True when the body goes to a reader as it arrives (a download to a file, a
-    /// ``SessionManager/stream(_:)``), so that the reader's pace must hold the server back;
+    /// ``SessionManager/stream(_:)``, a data task that a `didReceiveResponse` hook may turn into
+    /// a download), so that the reader's pace must hold the server back;
     /// false when the session collects it in memory. ``AsyncHTTPClientTransport`` keeps such
     /// exchanges off HTTP/2 (``AsyncHTTPClientTransport/Configuration/allowsHTTP2`` says why).
     public var readsBodyIncrementally: Bool

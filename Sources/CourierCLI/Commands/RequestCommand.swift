@@ -254,10 +254,8 @@ struct RequestCommand: AsyncParsableCommand {
             request: request, printer: printer, output: outputOptions, follow: follow || download,
             maxRedirects: maxRedirects,
             connection: ConnectionOptions(
-                verify: verify, certificate: cert, certificateKey: certKey,
-                // A download becomes one only once its head is in (a data task's hook), too late
-                // for the transport to keep it off HTTP/2 as it does a stream; so say it here.
-                http1Only: http1 || (download && !http2), http2: http2, proxies: proxy, transport: transport),
+                verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, http2: http2,
+                proxies: proxy, transport: transport),
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),

@@ -123,6 +123,24 @@ struct HTTP2TransportTests {
         }
     }
 
+    /// AFNetworking's becomeDownload: the hook decides after the head, too late to pick the
+    /// protocol, so a data task with a `didReceiveResponse` hook is sent as a download would be.
+    @Test func aDataTaskAHookMayTurnIntoADownloadStaysOffHTTP2() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-become-\(UUID()).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await Self.withHTTP2 { server, manager in
+            var hooks = SessionHooks()
+            hooks.didReceiveResponse = { _, _ in .becomeDownload(options: [], destination: { _, _ in file }) }
+            manager.hooks = hooks
+            let task = manager.dataTask(with: Request(url: server.url("/bytes/400000?seed=8")))
+            task.resume()
+            let response = try await task.response()
+            #expect(response.response.httpVersion == HTTPProtocolVersion(major: 1, minor: 1))
+            #expect(Array(try Data(contentsOf: file)) == TestServer.expectedBytes(count: 400_000, seed: 8))
+            #expect(server.stats.http2StreamsServed == 0)
+        }
+    }
+
     @Test func incrementalReadsRideHTTP2WhenAllowed() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-dl-\(UUID()).bin")
         defer { try? FileManager.default.removeItem(at: file) }

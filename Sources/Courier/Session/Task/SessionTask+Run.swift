@@ -158,9 +158,16 @@ extension SessionTask {
             deadline: deadline?.instant, uploadProgress: uploadReporter,
             cancellation: ExchangeCancellation(target: self), recorder: recorder,
             readAheadLimit: overrides.readAheadLimit ?? (download == nil ? nil : TaskOverrides.downloadReadAheadLimit),
-            readsBodyIncrementally: download != nil || streamHandoff != nil)
+            readsBodyIncrementally: readsBodyIncrementally)
         return try await manager.sendHandlingCookies(
             outgoing, context: context, cache: cacheParticipation(for: outgoing))
+    }
+
+    /// Whether the body goes to a reader as it arrives: a download, a stream, or a data task
+    /// whose `didReceiveResponse` hook may turn it into a download once the head is in, which is
+    /// too late to choose the protocol.
+    private var readsBodyIncrementally: Bool {
+        download != nil || streamHandoff != nil || manager.hooks.didReceiveResponse != nil
     }
 
     /// The redirect's next request once the hooks agree, or nil when one declined it.
