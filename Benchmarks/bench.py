@@ -555,22 +555,23 @@ def workloads(ctx: Context):
             return checked_download(Run(wall, wall, rss, True, "size and sha256 match", score=BIG / wall), dest)
         return go
 
-    def recv_write(on_tmpfs=False, wall_clock=False):
+    def recv_write(on_tmpfs=False, wall_clock=False, pipelined=False):
         def go():
-            dest = destination("download-c.bin", on_tmpfs)
+            dest = destination("download-c-pipelined.bin" if pipelined else "download-c.bin", on_tmpfs)
             host, port = download_base().split("//", 1)[1].rsplit(":", 1)
-            run = swift_run([recv_client(), host, port, f"/bytes/{BIG}", dest], per_second("bytes"))
+            exe = recv_client("recv_write_pipelined") if pipelined else recv_client()
+            run = swift_run([exe, host, port, f"/bytes/{BIG}", dest], per_second("bytes"))
             # Against the CLI, whole processes on both sides, start-up included.
             if wall_clock:
                 run.seconds, run.score = run.wall, BIG / run.wall
             return checked_download(run, dest)
         return go
 
-    def recv_client():
-        exe = os.path.join(WORK, "recv_discard")
-        source = os.path.join(HERE, "peers", "recv_discard.c")
+    def recv_client(name="recv_discard"):
+        exe = os.path.join(WORK, name)
+        source = os.path.join(HERE, "peers", name + ".c")
         if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(source):
-            subprocess.run(["gcc", "-O2", "-o", exe, source], check=True)
+            subprocess.run(["gcc", "-O2", "-pthread", "-o", exe, source], check=True)
         return exe
 
     sink = lambda: ctx.sink_url
@@ -624,6 +625,15 @@ def workloads(ctx: Context):
             recv_write(on_tmpfs), curl_download(on_tmpfs),
             "— (the ceiling for the download rows on this machine)", reported(),
             missing=(no_tmpfs if on_tmpfs else "") or no_server))
+    # The C loop split in a reading and a writing thread with 8 MiB between them, the shape of
+    # Courier's downloads (TaskOverrides.downloadReadAheadLimit): what that shape costs or gains
+    # without Swift in it (BENCHMARKS.md, "What reading ahead of the writer costs").
+    rows.append(Workload(
+        "download-pipelined-reference", f"Reference, not Courier: {human(BIG)} to a file on disk by a reading and a "
+        "writing thread, 8 × 1 MiB between them (peers/recv_write_pipelined.c)",
+        "C recv() + write() client (peers/recv_discard.c)", "GB/s",
+        recv_write(pipelined=True), recv_write(),
+        "— (a pipelined download without Swift: the shape of Courier's)", reported(), missing=no_server))
     # A large body over TLS from the test server's HTTP/2 mode (16 KiB DATA frames, many per TLS
     # read): what HTTP/2 framing costs a download, beside the same server over HTTP/1.1. Each run
     # reads the server's counters, so a side that fell back to HTTP/1.1 (or went over HTTP/2 when
