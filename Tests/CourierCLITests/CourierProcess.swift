@@ -101,9 +101,22 @@ struct CourierProcess {
         process.waitUntilExit()
         try outHandle.close()
         try errHandle.close()
-        return Result(
+        let result = Result(
             status: process.terminationStatus, stdout: try Data(contentsOf: outURL),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        reportSanitizerFindings(in: result.stderr, arguments: arguments)
+        return result
+    }
+
+    /// Fails the test on a sanitizer report from a sanitized `courier` (`.ci/sanitizers.sh`), and
+    /// copies the report to this process's standard error. The subprocess exits with the
+    /// sanitizer's code, but its report went to a captured stream, and a test that expects a
+    /// failing exit status would not notice it at all.
+    private static func reportSanitizerFindings(in stderr: String, arguments: [String]) {
+        let markers = ["WARNING: ThreadSanitizer", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer"]
+        guard markers.contains(where: stderr.contains) else { return }
+        FileHandle.standardError.write(Data("courier \(arguments) under a sanitizer:\n\(stderr)\n".utf8))
+        Issue.record("courier \(arguments) reported under a sanitizer (its report is on standard error above)")
     }
 
     /// A fresh scratch directory for files a test creates.
