@@ -47,8 +47,9 @@ filter=${SANITIZER_FILTER:-$default_filter}
 skip=${SANITIZER_SKIP:-'tenThousandRequestsThroughConnectionsRetired|CourierConformanceTests\.|TransportOptionTests'}
 budget=${SANITIZER_BUDGET_SECONDS:-2400}
 deadline=$(( $(date +%s) + budget ))
-# ThreadSanitizer builds without DWARF by default: it changes no generated code and the sanitizer runtimes name functions
-# from the symbol table (mangled, with or without DWARF; `swift demangle` reads them), so reports
+# ThreadSanitizer builds without DWARF by default: it changes no generated code and the
+# sanitizer runtimes name functions from the symbol table (mangled, with or without DWARF;
+# `swift demangle` reads them), so reports
 # lose only file:line. The saving is modest: A/B on the same commands, 40 BoringSSL files compile
 # with 12-18% less CPU, a Swift module (NIOCore) the same within noise, so ~5-8% of a cold build.
 # SANITIZER_DEBUG_INFO=dwarf brings file:line back (and rebuilds the scratch path once).
