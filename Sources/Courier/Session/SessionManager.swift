@@ -68,10 +68,11 @@ public final class SessionManager: Sendable {
     /// read once here from its ``TransportCapabilities``.
     let transportDeadlineSeconds: Double?
     /// The transport stops an exchange without a body through its ``ExchangeCancellation``.
-    private let cancelsBodylessExchangesThroughContext: Bool
-    private let state: NIOLockedValueBox<State>
+    let cancelsBodylessExchangesThroughContext: Bool
+    /// The task list and the hooks, the manager's only mutable state; see SessionManager+TaskList.swift.
+    let state: NIOLockedValueBox<State>
 
-    private struct State {
+    struct State {
         var nextIdentifier = 1
         var tasks: [Int: SessionTask] = [:]
         var hooks = SessionHooks()
@@ -191,8 +192,9 @@ public final class SessionManager: Sendable {
     public func data(
         for request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
-        let task = dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        if runsOnCallersTask(request) { return try await task.runOnCallersTask() }
+        let (task, hooks) = makeTaskReadingHooks(
+            kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        if runsOnCallersTask(request, hooks: hooks) { return try await task.runOnCallersTask(hooks: hooks) }
         task.resume()
         return try await task.response()
     }
@@ -251,43 +253,5 @@ public final class SessionManager: Sendable {
             withResumeData: resumeData, options: options, progress: progress, destination: destination)
         task.resume()
         return try await task.response()
-    }
-
-    // MARK: Internals
-
-    func makeTask(
-        kind: SessionTask.Kind, request: Request, uploadProgress: ProgressHandler?,
-        downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil,
-        streamHandoff: StreamHandoff? = nil, overrides: TaskOverrides = TaskOverrides()
-    ) -> SessionTask {
-        state.withLockedValue { state in
-            let task = SessionTask(
-                identifier: state.nextIdentifier, kind: kind, request: request, manager: self,
-                uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download,
-                streamHandoff: streamHandoff, overrides: overrides)
-            state.nextIdentifier += 1
-            state.tasks[task.identifier] = task
-            return task
-        }
-    }
-
-    /// Whether a data task for `request` can run on the caller's Swift task (saving a task and
-    /// two thread hops per request): only when nothing in it waits on code that could be stopped
-    /// by cancelling a Swift task alone. So: a request without a body (the redirects that follow
-    /// it never gain one), on a transport that stops such exchanges through their
-    /// ``ExchangeCancellation`` (``TransportCapabilities/cancelsBodylessExchangesThroughContext``);
-    /// no interceptor (adapters, retriers and their delays are the caller's code); and none of
-    /// the hooks that suspend.
-    private func runsOnCallersTask(_ request: Request) -> Bool {
-        guard interceptor == nil, cancelsBodylessExchangesThroughContext, request.body.isEmpty else { return false }
-        // Read under the lock rather than through `hooks`, which copies every closure out.
-        return state.withLockedValue { state in
-            state.hooks.willPerformRedirection == nil && state.hooks.needNewBodyStream == nil
-                && state.hooks.didReceiveResponse == nil
-        }
-    }
-
-    func taskDidComplete(_ task: SessionTask) {
-        _ = state.withLockedValue { $0.tasks.removeValue(forKey: task.identifier) }
     }
 }

@@ -33,9 +33,8 @@ extension SessionTask {
         var collected: ByteBuffer?
         var received: Int64 = 0
         var iterator = body.makeAsyncIterator()
-        while true {
-            try await waitWhileSuspended()
-            guard let chunk = try await iterator.next() else { break }
+        try await waitWhileSuspended()
+        while let chunk = try await iterator.next() {
             received += Int64(chunk.readableBytes)
             if received > Int64(cap) {
                 throw tooLarge(head: head, request: request, cap: cap, size: "has more than \(cap) bytes")
@@ -52,10 +51,9 @@ extension SessionTask {
                 }
                 collected!.writeBuffer(&chunk)
             }
-            reportDownload(completed: received, total: total)
+            try await waitWhileSuspended(reportingDownload: received, of: total)
         }
-        try commit()
-        finishDownload()
+        try commit(finishingDownload: true)
         guard var collected else { return Data() }
         return collected.readData(length: collected.readableBytes, byteTransferStrategy: .automatic) ?? Data()
     }
@@ -71,7 +69,7 @@ extension SessionTask {
     /// decoded: its bytes on disk are not the ones a `Range` counts, so nothing is kept for a resume.
     func receiveFile(
         _ body: BodyChunks, head: ResponseHead, request: Request, download: DownloadParameters, resumable: Bool,
-        temporaryDirectory: URL
+        temporaryDirectory: URL, didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?
     ) async throws -> (url: URL, bytesReceived: Int64) {
         let file: DownloadFile
         var continuation = ResumeData.Continuation.restart
@@ -90,16 +88,14 @@ extension SessionTask {
         let startOffset = file.bytesWritten
         let bodyLength = Self.expectedLength(head, request: request)
         let total = bodyLength.map { $0 + startOffset }
-        let didReceiveData = manager.hooks.didReceiveData
         do {
             if startOffset > 0 { reportDownload(completed: startOffset, total: total) }
             var iterator = body.makeAsyncIterator()
-            while true {
-                try await waitWhileSuspended()
-                guard let chunk = try await iterator.next() else { break }
+            try await waitWhileSuspended()
+            while let chunk = try await iterator.next() {
                 didReceiveData?(self, chunk)
                 try file.write(chunk)
-                reportDownload(completed: file.bytesWritten, total: total)
+                try await waitWhileSuspended(reportingDownload: file.bytesWritten, of: total)
             }
             try commit()
             let received = file.bytesWritten - startOffset

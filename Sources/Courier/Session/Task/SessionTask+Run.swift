@@ -12,7 +12,11 @@ extension SessionTask {
     /// deadline), which stops the transfer through the state machine unless the body was
     /// already committed; the transfer then unwinds and the machine reports `.timedOut`. A timer
     /// rather than a racing child task: arming and cancelling it costs no task and no thread hop.
-    func run(deadline: RequestDeadline?) async {
+    ///
+    /// `hooks` are the session's hooks as the task starts, read once: the attempts, the
+    /// response and the body all use these.
+    @discardableResult
+    func run(deadline: RequestDeadline?, hooks: SessionHooks) async -> Result<SessionResponse, CourierError>? {
         let timer = deadline.map { deadline in
             MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
                 self.deadlinePassed()
@@ -21,7 +25,7 @@ extension SessionTask {
         var observer = TaskObserver(instruments: manager.instruments, taskIdentifier: identifier)
         let result: Result<SessionResponse, CourierError>
         do {
-            result = .success(try await perform(deadline: deadline, observer: &observer))
+            result = .success(try await perform(deadline: deadline, hooks: hooks, observer: &observer))
         } catch {
             result = .failure(Self.transportError(error, url: currentRequest.url))
         }
@@ -30,7 +34,7 @@ extension SessionTask {
         guard case .failure(var error) = result else { return finish(result) }
         // Only failures pay for the copy; a response carries its metrics already.
         error.metrics = observer.metrics()
-        finish(.failure(error))
+        return finish(.failure(error))
     }
 
     /// A transport's error as the task reports it: a ``CourierError`` as it is (transports map
@@ -47,7 +51,9 @@ extension SessionTask {
     }
 
     @inline(__always)  // One caller; a frame less per task.
-    private func perform(deadline: RequestDeadline?, observer: inout TaskObserver) async throws -> SessionResponse {
+    private func perform(deadline: RequestDeadline?, hooks: SessionHooks, observer: inout TaskObserver) async throws
+        -> SessionResponse
+    {
         var state = AttemptState(request: originalRequest)
         while true {
             try await waitWhileSuspended()
@@ -57,12 +63,15 @@ extension SessionTask {
             let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
             let sent: TransportResponse
             do {
-                sent = try await send(outgoing, reportsUpload: reportsUpload, deadline: deadline, recorder: recorder)
+                sent = try await send(
+                    outgoing, reportsUpload: reportsUpload, deadline: deadline, recorder: recorder,
+                    readsBodyIncrementally: readsBodyIncrementally(hooks))
             } catch {
                 let failure = Self.transportError(error, url: outgoing.url)
                 observer.attemptFailed(failure)
                 let stopping = Task.isCancelled || machine.withLockedValue { $0.mustStop }
-                let step = AttemptDecision.afterFailure(failure, sent: outgoing, rules: rules(), isStopping: stopping)
+                let step = AttemptDecision.afterFailure(
+                    failure, sent: outgoing, rules: rules(hooks), isStopping: stopping)
                 if case .consultRetrier = step,
                     try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
                 {
@@ -74,7 +83,6 @@ extension SessionTask {
 
             let head = sent.head
             observer.attemptAnswered(head)
-            let hooks = manager.hooks
             let rules = rules(hooks)
             var step = AttemptDecision.afterResponse(
                 head, sent: outgoing, state: state, rules: rules, isStopping: Task.isCancelled)
@@ -107,11 +115,11 @@ extension SessionTask {
         }
     }
 
-    private func rules(_ hooks: SessionHooks? = nil) -> AttemptRules {
+    private func rules(_ hooks: SessionHooks) -> AttemptRules {
         AttemptRules(
             redirectPolicy: overrides.redirectPolicy ?? manager.configuration.redirectPolicy,
             hasRetrier: overrides.retrier != nil || manager.interceptor != nil,
-            canProvideNewBody: (hooks ?? manager.hooks).needNewBodyStream != nil)
+            canProvideNewBody: hooks.needNewBodyStream != nil)
     }
 
     /// Hands the attempt's request to the interceptor's adapter.
@@ -147,7 +155,8 @@ extension SessionTask {
     /// it when the task is cancelled or runs out of time (see ``TaskStateMachine/Stop``).
     @inline(__always)  // One caller; a frame less per attempt.
     private func send(
-        _ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?, recorder: ExchangeRecorder
+        _ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?, recorder: ExchangeRecorder,
+        readsBodyIncrementally: Bool
     ) async throws -> TransportResponse {
         var uploadReporter: (@Sendable (Int64) -> Void)?
         if reportsUpload {
@@ -166,8 +175,8 @@ extension SessionTask {
     /// Whether the body goes to a reader as it arrives: a download, a stream, or a data task
     /// whose `didReceiveResponse` hook may turn it into a download once the head is in, which is
     /// too late to choose the protocol.
-    private var readsBodyIncrementally: Bool {
-        download != nil || streamHandoff != nil || manager.hooks.didReceiveResponse != nil
+    private func readsBodyIncrementally(_ hooks: SessionHooks) -> Bool {
+        download != nil || streamHandoff != nil || hooks.didReceiveResponse != nil
     }
 
     /// The redirect's next request once the hooks agree, or nil when one declined it.
@@ -251,7 +260,7 @@ extension SessionTask {
         if let download {
             let (fileURL, received) = try await receiveFile(
                 sent.body, head: head, request: request, download: download, resumable: !sent.bodyIsDecoded,
-                temporaryDirectory: manager.configuration.temporaryDirectory)
+                temporaryDirectory: manager.configuration.temporaryDirectory, didReceiveData: hooks.didReceiveData)
             observer.attemptBodyEnded(decodedBytes: received, head: head)
             return SessionResponse(request: request, response: head, fileURL: fileURL, metrics: observer.metrics())
         }

@@ -97,7 +97,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         switch machine.withLockedValue({ $0.resume(deadline: deadline) }) {
         case .startWork:
             // Made outside the lock; a cancel that comes in before it is recorded is caught up with.
-            let work = Task { await self.run(deadline: deadline) }
+            let work = Task { _ = await self.run(deadline: deadline, hooks: self.manager.hooks) }
             if machine.withLockedValue({ $0.workDidStart(work) }) { work.cancel() }
         case .openGates(let gates):
             // Outside the lock, so nothing a woken reader runs can re-enter it.
@@ -188,20 +188,20 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// cancel action (see `SessionManager.runsOnCallersTask`). Cancelling the caller cancels this
     /// task, as ``response()`` does.
     /// - Throws: the task's ``CourierError``.
-    func runOnCallersTask() async throws -> SessionResponse {
+    func runOnCallersTask(hooks: SessionHooks) async throws -> SessionResponse {
         let deadline = makeDeadline()
         guard machine.withLockedValue({ $0.startOnCallersTask(deadline: deadline) }) else {
             return try await response()
         }
         for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
-        await withTaskCancellationHandler {
-            await run(deadline: deadline)
+        let published = await withTaskCancellationHandler {
+            await run(deadline: deadline, hooks: hooks)
         } onCancel: {
             self.cancel()
         }
         // The run published the outcome before it returned; waiting for it would only cost a
         // continuation.
-        if let published = machine.withLockedValue({ $0.result }) { return try published.get() }
+        if let published { return try published.get() }
         return try await outcome().get()
     }
 
@@ -210,11 +210,17 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         RequestDeadline(for: originalRequest, defaultSeconds: manager.transportDeadlineSeconds)
     }
 
-    /// Marks the body as fully received; from here a cancel or the deadline is too late.
+    /// Marks the body as fully received; from here a cancel or the deadline is too late. With
+    /// `finishingDownload`, the download progress is finished in the same turn of the lock.
     /// - Throws: `.cancelled` when a cancel or the deadline came first.
-    func commit() throws {
-        let committed = !Task.isCancelled && machine.withLockedValue { $0.beginCommit() }
-        if !committed { throw cancelledError() }
+    func commit(finishingDownload: Bool = false) throws {
+        guard !Task.isCancelled else { throw cancelledError() }
+        let (committed, progress) = machine.withLockedValue { machine -> (Bool, TransferProgress?) in
+            guard machine.beginCommit() else { return (false, nil) }
+            return (true, finishingDownload ? machine.downloadProgress.finish() : nil)
+        }
+        guard committed else { throw cancelledError() }
+        if let progress { downloadProgressHandler?(progress) }
     }
 
     func cancelledError() -> CourierError {
@@ -224,11 +230,13 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     }
 
     /// Delivers the transfer's outcome, or `.cancelled` / `.timedOut` in its place when a cancel
-    /// or the deadline came first; a second outcome is dropped.
-    func finish(_ result: Result<SessionResponse, CourierError>) {
+    /// or the deadline came first, and returns what it delivered; a second outcome is dropped
+    /// (nil).
+    @discardableResult
+    func finish(_ result: Result<SessionResponse, CourierError>) -> Result<SessionResponse, CourierError>? {
         let outcome: Result<SessionResponse, CourierError>
         switch machine.withLockedValue({ $0.complete(result) }) {
-        case .ignore: return
+        case .ignore: return nil
         case .deliver: outcome = result
         case .deliverCancelled: outcome = .failure(cancelledError())
         case .deliverTimedOut(let seconds):
@@ -239,15 +247,17 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
                     offendingInput: target))
         }
         publish(outcome)
+        return outcome
     }
 
     private func publish(_ outcome: Result<SessionResponse, CourierError>) {
         // didComplete, the event monitors and the manager's bookkeeping run before the outcome is
         // published, so a caller whose response() returned finds them done and the task gone from
         // `tasks`. (Publishing first let a waiter race ahead of them: seen under AddressSanitizer.)
-        manager.hooks.didComplete?(self, outcome)
+        // The task leaves `tasks` as its hook is read, in one turn of the manager's lock.
+        let didComplete = manager.taskDidComplete(self)
+        didComplete?(self, outcome)
         for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
-        manager.taskDidComplete(self)
         let (first, more) = machine.withLockedValue { $0.publish(outcome) }
         first?.resume(returning: outcome)
         for waiter in more { waiter.resume(returning: outcome) }
