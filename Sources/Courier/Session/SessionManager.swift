@@ -99,7 +99,8 @@ public final class SessionManager: Sendable {
         self.state = NIOLockedValueBox(State())
     }
 
-    /// The session's hooks; a task reads them as it needs them, so set them before resuming tasks.
+    /// The session's hooks. A task reads them once as it starts (`didComplete` as it completes)
+    /// and keeps them for all its attempts, so set them before resuming tasks.
     public var hooks: SessionHooks {
         get { state.withLockedValue { $0.hooks } }
         set { state.withLockedValue { $0.hooks = newValue } }

@@ -224,6 +224,30 @@ struct ScriptedSessionTests {
     }
 }
 
+extension ScriptedSessionTests {
+    /// A task keeps the hooks it started with for all its attempts: a hook set during a redirect
+    /// applies from the next task on, never to half of one.
+    @Test func hooksSetWhileATaskRunsApplyFromTheNextTask() async throws {
+        let transport = ScriptedTransport { sent in
+            sent.request.url.path == "/start" ? .redirect(302, to: "/end") : .text("body")
+        }
+        let manager = SessionManager(transport: transport)
+        let received = Recorder<String>()
+        var hooks = SessionHooks()
+        hooks.willPerformRedirection = { [weak manager] _, _, next in
+            manager?.hooks.didReceiveData = { task, _ in received.append(task.originalRequest.url.path) }
+            return next
+        }
+        manager.hooks = hooks
+
+        _ = try await manager.data(for: Request(url: base))
+        #expect(received.values.isEmpty)
+        _ = try await manager.data(for: Request(url: base))
+        #expect(received.values == ["/start"])
+        #expect(transport.sent.map(\.request.url.path) == ["/start", "/end", "/start", "/end"])
+    }
+}
+
 /// A transport whose every exchange fails with an error that is not a CourierError.
 private struct ThrowingTransport: Transport {
     func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
