@@ -130,10 +130,16 @@ public final class URLSessionTransport: Transport {
         }
 
         let urlRequest = makeURLRequest(request)
-        let exchange = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<URLSessionExchange, any Error>) in
+        // Made on the calling task rather than on `callQueue`: the task that reads the exchange
+        // next wrote its fields itself, and the queue reaches it only through locks (the
+        // router's, the exchange's). A continuation resumed before its task has suspended orders
+        // the two sides only inside the concurrency runtime, where ThreadSanitizer does not see
+        // it, and it reported the fields of an exchange made on the queue as raced.
+        let exchange = makeExchange(body: body, url: url, context: context)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             Self.callQueue.async {
-                continuation.resume(with: Result { try self.start(urlRequest, body: body, url: url, context: context) })
+                continuation.resume(
+                    with: Result { try self.start(urlRequest, body: body, url: url, exchange: exchange) })
             }
         }
         if let deadline = context.deadline { exchange.arm(deadline: deadline) }
@@ -155,15 +161,16 @@ public final class URLSessionTransport: Transport {
             }), bodyIsDecoded: decoded)
     }
 
-    /// Makes, registers and resumes the task for `request`; on ``callQueue`` only.
+    /// Makes, registers and resumes the task for `request`, answered through `exchange`; on
+    /// ``callQueue`` only.
     /// - Throws: ``Courier/CourierError`` `.transportFailed` after ``shutdown()``.
     private func start(
-        _ request: URLRequest, body: URLSessionOutgoingBody, url: URL, context: ExchangeContext
-    ) throws -> URLSessionExchange {
-        let made = isShutDown.withLockedValue { shutDown -> (URLSessionTask, URLSessionExchange)? in
-            shutDown ? nil : makeTask(request, body: body, url: url, context: context)
+        _ request: URLRequest, body: URLSessionOutgoingBody, url: URL, exchange: URLSessionExchange
+    ) throws {
+        let made = isShutDown.withLockedValue { shutDown -> URLSessionTask? in
+            shutDown ? nil : makeTask(request, body: body)
         }
-        guard let (task, exchange) = made else {
+        guard let task = made else {
             if case .file(let file, true) = body { try? FileManager.default.removeItem(at: file) }
             throw CourierError(
                 .transportFailed, "the URLSession transport was shut down", offendingInput: url.absoluteString)
@@ -171,28 +178,27 @@ public final class URLSessionTransport: Transport {
         router.register(exchange, for: task)
         exchange.attach(task)
         task.resume()
-        return exchange
     }
 
-    /// The task for `request` and its exchange.
-    private func makeTask(
-        _ request: URLRequest, body: URLSessionOutgoingBody, url: URL, context: ExchangeContext
-    ) -> (URLSessionTask, URLSessionExchange) {
-        func exchange(cleanup: (@Sendable () -> Void)? = nil) -> URLSessionExchange {
-            URLSessionExchange(
-                url: url, uploadProgress: context.uploadProgress, recorder: context.recorder,
-                bufferedResponseLimit: configuration.bufferedResponseLimit, cleanup: cleanup)
-        }
+    /// The task for `request` with `body`.
+    private func makeTask(_ request: URLRequest, body: URLSessionOutgoingBody) -> URLSessionTask {
         switch body {
-        case .none:
-            return (session.dataTask(with: request), exchange())
-        case .data(let data):
-            return (session.uploadTask(with: request, from: data), exchange())
-        case .file(let file, let isTemporary):
-            let cleanup: (@Sendable () -> Void)? =
-                isTemporary ? { @Sendable in _ = try? FileManager.default.removeItem(at: file) } : nil
-            return (session.uploadTask(with: request, fromFile: file), exchange(cleanup: cleanup))
+        case .none: return session.dataTask(with: request)
+        case .data(let data): return session.uploadTask(with: request, from: data)
+        case .file(let file, _): return session.uploadTask(with: request, fromFile: file)
         }
+    }
+
+    /// The exchange that answers a request with `body`; it deletes a temporary body file once it
+    /// has ended.
+    private func makeExchange(body: URLSessionOutgoingBody, url: URL, context: ExchangeContext) -> URLSessionExchange {
+        var cleanup: (@Sendable () -> Void)?
+        if case .file(let file, true) = body {
+            cleanup = { @Sendable in _ = try? FileManager.default.removeItem(at: file) }
+        }
+        return URLSessionExchange(
+            url: url, uploadProgress: context.uploadProgress, recorder: context.recorder,
+            bufferedResponseLimit: configuration.bufferedResponseLimit, cleanup: cleanup)
     }
 
     /// The URLRequest for `request`: its method and fields (framing fields left to URLSession,
