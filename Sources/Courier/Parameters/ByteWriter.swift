@@ -41,23 +41,25 @@ struct ByteWriter: ~Copyable {
         count &+= 1
     }
 
-    /// Appends `%5B`, an escaped `[`, as three stores rather than a copy of a literal.
+    /// Appends `%5B`, an escaped `[`.
     @inline(__always)
     mutating func appendEscapedOpenBracket() {
-        reserve(3)
-        base[count] = UInt8(ascii: "%")
-        base[count &+ 1] = UInt8(ascii: "5")
-        base[count &+ 2] = UInt8(ascii: "B")
-        count &+= 3
+        appendEscape(endingIn: UInt8(ascii: "B"))
     }
 
     /// Appends `%5D`, an escaped `]`.
     @inline(__always)
     mutating func appendEscapedCloseBracket() {
+        appendEscape(endingIn: UInt8(ascii: "D"))
+    }
+
+    /// Appends `%5` and `last` as three stores rather than a copy of a literal.
+    @inline(__always)
+    private mutating func appendEscape(endingIn last: UInt8) {
         reserve(3)
         base[count] = UInt8(ascii: "%")
         base[count &+ 1] = UInt8(ascii: "5")
-        base[count &+ 2] = UInt8(ascii: "D")
+        base[count &+ 2] = last
         count &+= 3
     }
 

@@ -7,19 +7,20 @@ import Foundation
 /// one reference count rather than one per field, several of them through Foundation's value
 /// witnesses. Setting a field makes a new box.
 public struct SessionResponse: Sendable {
-    private final class Storage: Sendable {
-        let request: Request
-        let response: ResponseHead
-        let data: Data
-        let fileURL: URL?
-        let metrics: TaskMetrics
+    /// The fields, kept together so that setting one copies them once into a new box.
+    private struct Fields: Sendable {
+        var request: Request
+        var response: ResponseHead
+        var data: Data
+        var fileURL: URL?
+        var metrics: TaskMetrics
+    }
 
-        init(request: Request, response: ResponseHead, data: Data, fileURL: URL?, metrics: TaskMetrics) {
-            self.request = request
-            self.response = response
-            self.data = data
-            self.fileURL = fileURL
-            self.metrics = metrics
+    private final class Storage: Sendable {
+        let fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
         }
     }
 
@@ -30,49 +31,40 @@ public struct SessionResponse: Sendable {
         request: Request, response: ResponseHead, data: Data = Data(), fileURL: URL? = nil, metrics: TaskMetrics? = nil
     ) {
         storage = Storage(
-            request: request, response: response, data: data, fileURL: fileURL, metrics: metrics ?? .unrecorded)
+            Fields(request: request, response: response, data: data, fileURL: fileURL, metrics: metrics ?? .unrecorded))
     }
 
     /// The request as it was last sent (after redirects, adapters and resume headers).
     public var request: Request {
-        get { storage.request }
-        set {
-            storage = Storage(
-                request: newValue, response: response, data: data, fileURL: fileURL, metrics: metrics)
-        }
+        get { storage.fields.request }
+        set { update { $0.request = newValue } }
     }
     /// The final response's head (a redirect's own head when a hook stopped the redirect).
     public var response: ResponseHead {
-        get { storage.response }
-        set {
-            storage = Storage(
-                request: request, response: newValue, data: data, fileURL: fileURL, metrics: metrics)
-        }
+        get { storage.fields.response }
+        set { update { $0.response = newValue } }
     }
     /// The body bytes for data and upload tasks; empty for downloads.
     public var data: Data {
-        get { storage.data }
-        set {
-            storage = Storage(
-                request: request, response: response, data: newValue, fileURL: fileURL, metrics: metrics)
-        }
+        get { storage.fields.data }
+        set { update { $0.data = newValue } }
     }
     /// Where a download (or a data task turned into one) was moved; nil otherwise.
     public var fileURL: URL? {
-        get { storage.fileURL }
-        set {
-            storage = Storage(
-                request: request, response: response, data: data, fileURL: newValue, metrics: metrics)
-        }
+        get { storage.fields.fileURL }
+        set { update { $0.fileURL = newValue } }
     }
     /// Where the task's time went, attempt by attempt (see ``TaskMetrics``); no attempts for a
     /// response made by hand rather than by a task.
     public var metrics: TaskMetrics {
-        get { storage.metrics }
-        set {
-            storage = Storage(
-                request: request, response: response, data: data, fileURL: fileURL, metrics: newValue)
-        }
+        get { storage.fields.metrics }
+        set { update { $0.metrics = newValue } }
+    }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = storage.fields
+        change(&fields)
+        storage = Storage(fields)
     }
 }
 
