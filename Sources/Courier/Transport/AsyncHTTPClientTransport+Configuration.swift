@@ -108,17 +108,20 @@ extension AsyncHTTPClientTransport {
             // own per request, beside the session's task and attempt spans (see
             // `SessionManager.Configuration.tracer`): its tracing is always off, by value.
             configuration.tracing.tracer = nil
-            if forwardsInAbsoluteForm {
-                configuration.http1_1ConnectionDebugInitializer = { channel in
-                    let install: @Sendable () -> Void = {
-                        let sync = channel.pipeline.syncOperations
-                        guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
-                        try? sync.addHandler(AbsoluteFormTarget(), position: .after(encoder))
-                    }
-                    guard channel.eventLoop.inEventLoop else { return channel.eventLoop.submit(install) }
-                    install()
-                    return channel.eventLoop.makeSucceededVoidFuture()
+            // Every connection and HTTP/2 stream gets a ResponseStatusGuard, so that no client
+            // of the transport meets AsyncHTTPClient's trap on a status below 100.
+            let forwardsInAbsoluteForm = forwardsInAbsoluteForm
+            configuration.http1_1ConnectionDebugInitializer = { channel in
+                channel.runOnLoop {
+                    ResponseStatusGuard.install(onConnection: channel)
+                    guard forwardsInAbsoluteForm else { return }
+                    let sync = channel.pipeline.syncOperations
+                    guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
+                    try? sync.addHandler(AbsoluteFormTarget(), position: .after(encoder))
                 }
+            }
+            configuration.http2StreamChannelDebugInitializer = { stream in
+                stream.runOnLoop { ResponseStatusGuard.install(onStream: stream) }
             }
             return configuration
         }

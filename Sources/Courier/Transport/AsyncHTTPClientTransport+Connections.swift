@@ -47,7 +47,7 @@ final class ConnectionLedger: Sendable {
         // the head as AsyncHTTPClient gives it to the delegate.
         let previousInitializer = configuration.http1_1ConnectionDebugInitializer
         configuration.http1_1ConnectionDebugInitializer = { [self] channel in
-            let probed = Self.onLoop(of: channel) {
+            let probed = channel.runOnLoop {
                 let sync = channel.pipeline.syncOperations
                 if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil {
                     Self.widenReads(of: channel)
@@ -66,12 +66,13 @@ final class ConnectionLedger: Sendable {
             return probed.flatMap { previousInitializer(channel) }
         }
         configuration.http2ConnectionDebugInitializer = { channel in
-            Self.onLoop(of: channel) {
+            channel.runOnLoop {
                 try? channel.pipeline.syncOperations.addHandler(ConnectionUseCounter())
             }
         }
+        let previousStreamInitializer = configuration.http2StreamChannelDebugInitializer
         configuration.http2StreamChannelDebugInitializer = { [self] stream in
-            Self.onLoop(of: stream) {
+            let probed = stream.runOnLoop {
                 let sync = stream.pipeline.syncOperations
                 guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
                 // A stream shares its connection's event loop.
@@ -82,6 +83,8 @@ final class ConnectionLedger: Sendable {
                     counter: counter ?? ConnectionUseCounter())
                 try? sync.addHandler(probe, position: .after(codec))
             }
+            guard let previousStreamInitializer else { return probed }
+            return probed.flatMap { previousStreamInitializer(stream) }
         }
         return configuration
     }
@@ -102,16 +105,6 @@ final class ConnectionLedger: Sendable {
         let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
         try? channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: allocator)
         try? channel.syncOptions?.setOption(ChannelOptions.allocator, value: MidPageBuffers.allocator)
-    }
-
-    /// Runs `install` on the channel's event loop: at once when already there (the usual case,
-    /// no hop), else as a task.
-    private static func onLoop(of channel: any Channel, _ install: @escaping @Sendable () -> Void)
-        -> EventLoopFuture<Void>
-    {
-        guard channel.eventLoop.inEventLoop else { return channel.eventLoop.submit(install) }
-        install()
-        return channel.eventLoop.makeSucceededVoidFuture()
     }
 
     func record(_ head: HTTPRequestHead, _ info: ConnectionInfo) {

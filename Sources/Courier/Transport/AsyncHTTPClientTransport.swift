@@ -404,6 +404,14 @@ public final class AsyncHTTPClientTransport: Transport {
                 "the server reset the HTTP/2 stream of \(target) before the response was complete (\(reset.errorCode.rfcName))",
                 offendingInput: target, underlyingError: error)
         }
+        if let status = error as? InvalidResponseStatus {
+            let digits = String(status.code)
+            let code = String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+            return CourierError(
+                .transportFailed,
+                "the server answered \(target) with status code \(code), which is not an HTTP status (100-599)",
+                offendingInput: code, underlyingError: error)
+        }
         if let error = error as? HTTPParserError, error == .invalidEOFState {
             return CourierError(
                 .connectionFailed, "the server closed the connection to \(target) in the middle of the response",

@@ -79,13 +79,21 @@ enum FaultEndpoints {
     }
 
     /// A response the client cannot parse: `?kind=status` (default, a non-numeric status code),
-    /// `version` (not HTTP at all), `header` (a header line without a colon), `nul` (a NUL in a header).
+    /// `version` (not HTTP at all), `header` (a header line without a colon), `nul` (a NUL in a header),
+    /// or `status-…`: a status code below 100.
     static func malformed(_ request: ServerRequest) -> any RequestBodyConsumer {
         let text: String
         switch request.queryValue("kind") ?? "status" {
         case "version": text = "SPDY/9 200 OK\r\nContent-Length: 2\r\n\r\nok"
         case "header": text = "HTTP/1.1 200 OK\r\nThis line has no colon\r\nContent-Length: 2\r\n\r\nok"
         case "nul": text = "HTTP/1.1 200 OK\r\nX-Bad: a\u{0}b\r\nContent-Length: 2\r\n\r\nok"
+        // Status codes below 100, which AsyncHTTPClient 1.37 takes for interim responses and then
+        // traps on: with a body, with none, chunked, and before a valid final response.
+        case "status-099": text = "HTTP/1.1 099 Weird\r\nContent-Length: 2\r\n\r\nok"
+        case "status-000": text = "HTTP/1.1 000 Zero\r\nContent-Length: 0\r\n\r\n"
+        case "status-050-chunked": text = "HTTP/1.1 050 Odd\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+        case "status-099-then-200":
+            text = "HTTP/1.1 099 Weird\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
         default: text = "HTTP/1.1 2x0 Broken\r\nContent-Length: 2\r\n\r\nok"
         }
         return DiscardingBody(.raw(ByteBuffer(string: text), then: .close))

@@ -171,6 +171,22 @@ struct FaultInjectionTests {
         }
     }
 
+    /// AsyncHTTPClient 1.37 traps on the body or end of a response whose status is below 100
+    /// (it takes it for an interim response): the transport's guard makes it a typed error, and
+    /// the manager goes on working.
+    @Test(arguments: ["status-099", "status-000", "status-050-chunked", "status-099-then-200"])
+    func statusCodesBelow100AreATypedErrorNotATrap(_ kind: String) async throws {
+        try await withFaultSession { server, manager, _ in
+            let error = await expectFailure([.transportFailed]) {
+                try await manager.data(for: Request(url: server.url("/fault/malformed-status?kind=\(kind)")))
+            }
+            #expect(error?.message.contains("is not an HTTP status") == true)
+            #expect(error?.offendingInput?.count == 3)
+            let after = try await manager.data(for: Request(url: server.url("/get")))
+            #expect(after.response.statusCode == 200)
+        }
+    }
+
     @Test func invalidJSONIsATypedErrorCarryingTheResponse() async throws {
         try await withFaultSession { server, manager, _ in
             // Random bytes with a 200: not JSON whatever the serializer is told to accept.
