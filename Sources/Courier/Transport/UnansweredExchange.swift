@@ -2,6 +2,14 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP2
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An exchange that failed before its response head arrived in a way that says the request can
 /// go out again on another connection: the server never processed it, or the connection it rode
 /// was being retired.
@@ -33,7 +41,7 @@ enum UnansweredExchange: Equatable {
     case refused
     /// Closed with `CANCEL`, as streams above a GOAWAY's last-stream-id are.
     case cancelled
-    /// The connection closed before the response head arrived.
+    /// The connection closed, or was reset, before the response head arrived.
     case connectionClosed
 
     /// How many times one exchange is sent again after the server may have seen it (a refused
@@ -67,6 +75,11 @@ enum UnansweredExchange: Equatable {
             case HTTPClientError.remoteConnectionClosed: self = .connectionClosed
             default: return nil
             }
+        } else if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
+            // A reset rather than a close: a server that drops an idle keep-alive connection
+            // with SO_LINGER 0, or a middlebox that forgot it, as the request arrives. curl and
+            // Go's transport send the request once more on a new connection, as after a close.
+            self = .connectionClosed
         } else if let closed = error as? NIOHTTP2Errors.StreamClosed {
             switch closed.errorCode {
             case .refusedStream: self = .refused

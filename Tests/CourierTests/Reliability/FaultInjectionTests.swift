@@ -187,6 +187,31 @@ struct FaultInjectionTests {
         }
     }
 
+    /// A connection reset before any answer is treated as a close: an idempotent request goes
+    /// out once more on a new connection (as curl does), a POST, which the server may have
+    /// processed, does not.
+    @Test func aResetBeforeAnyAnswerSendsAGetOnceMoreButNotAPost() async throws {
+        try await withFaultSession { server, manager, _ in
+            let id = UUID().uuidString
+            let get = try await manager.data(
+                for: Request(url: server.url("/fault/flaky?id=get-\(id)&failures=1&mode=reset")))
+            #expect(get.response.statusCode == 200)
+            #expect(try jsonObject(get.data)["attempt"] as? Int == 2)
+            // Two resets in a row: one resend, then the error.
+            await expectFailure([.connectionFailed]) {
+                try await manager.data(
+                    for: Request(url: server.url("/fault/flaky?id=twice-\(id)&failures=2&mode=reset")))
+            }
+            await expectFailure([.connectionFailed]) {
+                try await manager.data(
+                    for: Request(method: .post, url: server.url("/fault/flaky?id=post-\(id)&failures=1&mode=reset")))
+            }
+            let after = try await manager.data(
+                for: Request(method: .post, url: server.url("/fault/flaky?id=post-\(id)&failures=1&mode=reset")))
+            #expect(try jsonObject(after.data)["attempt"] as? Int == 2)
+        }
+    }
+
     @Test func invalidJSONIsATypedErrorCarryingTheResponse() async throws {
         try await withFaultSession { server, manager, _ in
             // Random bytes with a 200: not JSON whatever the serializer is told to accept.
