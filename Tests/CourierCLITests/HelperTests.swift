@@ -29,6 +29,17 @@ import Testing
         #expect(item.original == token)
     }
 
+    /// httpie lets the last of `--print`, `-h`, `-b` and `--meta` win, over `-v` too.
+    @Test(arguments: [
+        ([String](), nil as String?), (["-v"], nil), (["-h", "-b"], "b"), (["-b", "-h"], "h"), (["-v", "-b"], "b"),
+        (["-hb"], "b"), (["-bh"], "h"), (["-p", "Hh", "-b"], "b"), (["-b", "--print=Hh"], "Hh"), (["-pHh"], "Hh"),
+        (["-h", "--meta"], "m"), (["--body", "--headers"], "h"), (["-a", "-b", "x.org"], nil),
+        (["-o", "-h", "-b"], "b"), (["-F", "-h", "x.org", "--", "-b"], "h"),
+    ])
+    func lastPrintChoiceWins(_ arguments: [String], _ expected: String?) {
+        #expect(OutputOptions.lastPrintChoice(in: arguments) == expected)
+    }
+
     @Test func fileFieldType() throws {
         let item = try RequestItemParser.parse("f@a;b.txt;type=text/x")
         #expect(item.value == "a;b.txt")

@@ -217,6 +217,33 @@ import Testing
         }
     }
 
+    /// With `--follow`, `-v` and `--all` print each redirect's response head and the request
+    /// after it as they happen, as httpie does; without either only the final exchange is shown.
+    @Test func verboseAndAllPrintEachRedirectFollowed() async throws {
+        try await withServer { _, base in
+            func startLines(_ arguments: [String]) async throws -> [String] {
+                let result = try await CourierProcess.run(arguments)
+                #expect(result.status == 0)
+                return result.stdoutText.split(whereSeparator: \.isNewline).map(String.init).filter {
+                    $0.hasPrefix("GET ") || $0.hasPrefix("HTTP/1.1 ")
+                }
+            }
+            let chain = [
+                "GET /redirect/2 HTTP/1.1", "HTTP/1.1 302 Found", "GET /relative-redirect/1 HTTP/1.1",
+                "HTTP/1.1 302 Found",
+                "GET /get HTTP/1.1", "HTTP/1.1 200 OK",
+            ]
+            let verbose = try await startLines(["-v", "-F", "\(base)/redirect/2"])
+            #expect(verbose == chain)
+            let all = try await startLines(["--all", "--print=Hh", "-F", "\(base)/redirect/2"])
+            #expect(all == chain)
+            let responses = try await startLines(["--all", "--print=h", "-F", "\(base)/redirect/2"])
+            #expect(responses == chain.filter { $0.hasPrefix("HTTP") })
+            let finalOnly = try await startLines(["--print=Hh", "-F", "\(base)/redirect/2"])
+            #expect(finalOnly == ["GET /redirect/2 HTTP/1.1", "HTTP/1.1 200 OK"])
+        }
+    }
+
     @Test func exitCodes() async throws {
         try await withServer { _, base in
             #expect(try await CourierProcess.run(["\(base)/status/404"]).status == 0)

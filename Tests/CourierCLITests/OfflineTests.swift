@@ -55,6 +55,19 @@ import Testing
         #expect(explicit.stdoutText.hasSuffix("Host: x.org:81\r\n\r\n"))
     }
 
+    /// `--json` without data still asks for JSON and says it sends JSON, as httpie's does;
+    /// without the flag a bodyless request asks for anything.
+    @Test func jsonFlagWithoutDataAsksForJSON() async throws {
+        let json = try await CourierProcess.run(["--offline", "-j", "x.org"])
+        #expect(
+            json.stdoutText
+                == "GET / HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: application/json, */*;q=0.5\r\n"
+                + "Content-Type: application/json\r\nAccept-Encoding: gzip, deflate\r\nHost: x.org\r\n\r\n")
+        let plain = try await CourierProcess.run(["--offline", "x.org"])
+        #expect(plain.stdoutText.contains("Accept: */*\r\n"))
+        #expect(!plain.stdoutText.contains("Content-Type"))
+    }
+
     /// The `Accept-Encoding` the exchange would send is shown: asked for by default, a caller's
     /// own kept, none after an `Accept-Encoding:` item or for a download (which keeps the bytes
     /// as stored).
@@ -255,10 +268,11 @@ import Testing
             directory: directory)
         #expect(result.status == 0)
         let body =
+            // Command-line order, files among the fields, as httpie 3 sends them.
             "--XYZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"
-            + "--XYZ\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n\"q\"\r\n"
             + "--XYZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"f.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n"
             + "--XYZ\r\nContent-Disposition: form-data; name=\"g\"; filename=\"raw.dat\"\r\nContent-Type: application/x-test\r\n\r\n\u{0}\u{1}\u{2}\r\n"
+            + "--XYZ\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n\"q\"\r\n"
             + "--XYZ--\r\n"
         let expected =
             "POST /post HTTP/1.1\r\nUser-Agent: courier/0.1\r\nAccept: */*\r\n"

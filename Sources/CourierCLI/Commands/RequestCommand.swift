@@ -55,11 +55,20 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("F"), .long], help: "Follow redirects.")
     var follow = false
 
+    @Flag(name: .long, help: "With --follow, print each redirect's response and the request after it too (as -v does).")
+    var all = false
+
     @Option(name: .long, help: "The most redirects to follow with --follow.")
     var maxRedirects: Int = 30
 
-    @Option(name: .long, help: "Seconds to wait for the whole exchange; exit 2 when exceeded.")
+    @Option(
+        name: .long,
+        help: "Seconds to wait for the connection and for each read, as httpie's; exit 2 when exceeded.")
     var timeout: Double?
+
+    @Option(
+        name: .customLong("max-time"), help: "Seconds the whole exchange may take, as curl's; exit 2 when exceeded.")
+    var maxTime: Double?
 
     @Option(name: .long, help: "yes, no, or the path of a CA bundle to trust.")
     var verify: String = "yes"
@@ -168,6 +177,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if maxRedirects < 0 { throw ValidationError("--max-redirects must not be negative") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be a positive number of seconds") }
         if resume && (output == nil || !download) { throw ValidationError("--continue needs --download and --output") }
         if http1 && http2 { throw ValidationError("use only one of --http1.1 and --http2") }
         if certKey != nil && cert == nil { throw ValidationError("--cert-key needs --cert") }
@@ -186,7 +196,9 @@ struct RequestCommand: AsyncParsableCommand {
             terminal.stdoutIsTerminal = false
         }
         let outputOptions = try OutputOptions.resolve(
-            print: quiet > 0 ? "" : printSpec, verbose: verbose, headersOnly: headersOnly, bodyOnly: bodyOnly,
+            print: quiet > 0
+                ? "" : OutputOptions.lastPrintChoice(in: Array(CommandLine.arguments.dropFirst())) ?? printSpec,
+            verbose: verbose, headersOnly: headersOnly, bodyOnly: bodyOnly,
             offline: offline,
             stdoutIsTerminal: terminal.stdoutIsTerminal, meta: meta)
         let prettyOption = try PrettyOption.resolve(pretty, stdoutIsTerminal: terminal.stdoutIsTerminal)
@@ -198,6 +210,7 @@ struct RequestCommand: AsyncParsableCommand {
             mode: multipart ? .multipart : (form ? .form : .json), boundary: boundary, rawArgument: raw,
             stdinBody: stdinBody, keepsDotSegments: pathAsIs)
         var plan = try planner.plan(positionals: positionals)
+        plan.explicitJSON = json
         let itemHeaders = plan.headers
         let givenCredentials = auth.map { value -> (user: String, password: String) in
             let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
@@ -215,7 +228,7 @@ struct RequestCommand: AsyncParsableCommand {
             if let basic = sessionAuth.basic { credentials = basic }
             plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
         }
-        var request = try RequestAssembler(auth: credentials, timeout: timeout).request(for: plan)
+        var request = try RequestAssembler(auth: credentials, maxTime: maxTime).request(for: plan)
         if curl || offline, let jar = sessionState?.jar, request.value(forHTTPHeaderField: "Cookie") == nil,
             let cookies = jar.cookieHeaderValue(for: request.url)
         {
@@ -237,7 +250,7 @@ struct RequestCommand: AsyncParsableCommand {
                 follow: follow || download, maxRedirects: maxRedirects, verify: verify, certificate: cert,
                 certificateKey: certKey, http1Only: http1, proxies: proxy, scheme: request.url.scheme ?? "http",
                 compressed: asksForCompression && request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
-                download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs)
+                download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs, idleTimeout: timeout)
             let chunkedHeader = chunked ? ["-H", "Transfer-Encoding: chunked"] : []
             try StandardStreams.writeOut(request.curlDescription(adding: chunkedHeader + options.arguments) + "\n")
             return
@@ -255,12 +268,12 @@ struct RequestCommand: AsyncParsableCommand {
             maxRedirects: maxRedirects,
             connection: ConnectionOptions(
                 verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, http2: http2,
-                proxies: proxy, transport: transport),
+                proxies: proxy, transport: transport, idleTimeout: timeout),
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
             cookieStorage: sessionState?.jar, stream: stream, asksForCompression: asksForCompression,
-            warnsOfStatus: quiet < 2, reportsSaving: quiet == 0)
+            warnsOfStatus: quiet < 2, reportsSaving: quiet == 0, showsRedirects: all || verbose > 0)
         let status = try await exchange.run(interrupts: InterruptWatch())
         if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {
             let section = MetricsPrinter().text(for: metrics, finished: .now)

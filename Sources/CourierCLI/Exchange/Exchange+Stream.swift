@@ -19,9 +19,7 @@ extension Exchange {
             if output.requestBody, !request.body.isEmpty, output.printsResponse { try StandardStreams.writeOut("\n\n") }
         }
 
-        var hooks = SessionHooks()
-        if !follow { hooks.willPerformRedirection = { _, _, _ in nil } }
-        session.hooks = hooks
+        session.hooks = redirectHooks()
 
         let uploadBar = ProgressReporter(
             label: "upload", enabled: showProgress && (request.body.contentLength ?? .max) >= 1 << 20)

@@ -38,6 +38,39 @@ struct Exchange: Sendable {
     var warnsOfStatus = true
     /// False under `-q`: a download saves its file without saying so.
     var reportsSaving = true
+    /// `-v` or `--all` with redirects followed: each redirect's response and the request that
+    /// follows it are printed as they happen, before the final exchange, as httpie does.
+    var showsRedirects = false
+
+    /// The hooks an exchange starts from: redirects refused unless followed, and printed as
+    /// they are followed under ``showsRedirects`` (response heads to stdout, or to stderr for a
+    /// download to a file, as the final head goes).
+    func redirectHooks(headsToStandardError: Bool = false) -> SessionHooks {
+        var hooks = SessionHooks()
+        guard follow else {
+            hooks.willPerformRedirection = { _, _, _ in nil }
+            return hooks
+        }
+        guard showsRedirects else { return hooks }
+        let printer = printer
+        let output = output
+        let chunked = chunked
+        hooks.willPerformRedirection = { _, response, next in
+            if output.responseHeaders || (headsToStandardError && output.responseBody) {
+                let head = printer.responseHead(response)
+                if headsToStandardError {
+                    StandardStreams.writeError(head)
+                } else {
+                    try? StandardStreams.writeOut(head)
+                }
+            }
+            if output.printsRequest {
+                try? await RequestCommand.printRequest(next, printer: printer, options: output, chunked: chunked)
+            }
+            return next
+        }
+        return hooks
+    }
 
     /// Sets `Accept-Encoding: gzip, deflate` unless `request` has the header: what the
     /// transport adds as it sends when it decodes responses, set on the request itself so that
@@ -128,8 +161,7 @@ struct Exchange: Sendable {
         let printer = self.printer
         let output = self.output
 
-        var hooks = SessionHooks()
-        if !follow { hooks.willPerformRedirection = { _, _, _ in nil } }
+        var hooks = redirectHooks(headsToStandardError: true)
         hooks.didReceiveResponse = { _, head in
             headState.withLockedValue { $0 = head }
             // Headers go to stderr so that stdout stays free, as httpie's download mode does.

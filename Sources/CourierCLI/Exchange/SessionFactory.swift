@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import NIOCore
 import NIOSSL
 
 /// A session manager and the transport it sends through, shut down together.
@@ -31,6 +32,9 @@ struct ConnectionOptions: Sendable {
     var proxies: [String] = []
     /// `--transport`: AsyncHTTPClient (the default) or URLSession.
     var transport: TransportChoice = .asyncHTTPClient
+    /// `--timeout`: seconds to wait for the connection and for each read (httpie's meaning); the
+    /// transports' defaults when nil.
+    var idleTimeout: Double?
 }
 
 /// Makes the session a command sends through, with the connection options and `--max-redirects`.
@@ -53,6 +57,11 @@ enum SessionFactory {
         // httpie's always do (Configuration.allowsHTTP2 says why).
         transportConfiguration.allowsHTTP2ForIncrementalReads = connection.http2
         transportConfiguration.decompressesResponses = connection.decompressesResponses
+        if let seconds = connection.idleTimeout {
+            let wait = TimeAmount.nanoseconds(Int64(min(seconds, 1e9) * 1e9))
+            transportConfiguration.connectTimeout = wait
+            transportConfiguration.readTimeout = wait
+        }
         transportConfiguration.proxy = try ProxyOption.resolve(
             connection.proxies, environment: ProcessInfo.processInfo.environment)
         var configuration = SessionManager.Configuration()

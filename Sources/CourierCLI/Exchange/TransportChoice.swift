@@ -22,6 +22,10 @@ enum TransportChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
                 "\(refused.joined(separator: ", ")) cannot be used with --transport urlsession; use --transport asynchttpclient"
             )
         }
-        return URLSessionTransport()
+        var configuration = URLSessionTransport.Configuration()
+        if let seconds = connection.idleTimeout {
+            configuration.readTimeout = .milliseconds(Int64(min(seconds, 1e9) * 1000))
+        }
+        return URLSessionTransport(configuration: configuration)
     }
 }

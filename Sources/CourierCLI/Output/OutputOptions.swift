@@ -32,6 +32,50 @@ struct OutputOptions: Sendable, Equatable {
     /// True when anything of the response is printed.
     var printsResponse: Bool { responseHeaders || responseBody }
 
+    /// The last of `--print`, `-h`, `-b` and `--meta` in `arguments` (the command line without
+    /// the program's name), as a `--print` value; nil when none is there. httpie lets the last of
+    /// them win, over the others and over `-v` (`-v -b` prints the body alone), which
+    /// ArgumentParser's flags cannot tell, so the command line is read here in order.
+    static func lastPrintChoice(in arguments: [String]) -> String? {
+        var choice: String?
+        var index = 0
+        func nextValue() -> String? {
+            defer { index += 1 }
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" { break }
+            if argument.hasPrefix("--") {
+                switch argument {
+                case "--headers": choice = "h"
+                case "--body": choice = "b"
+                case "--meta": choice = "m"
+                case "--print": choice = nextValue() ?? choice
+                default:
+                    if argument.hasPrefix("--print=") { choice = String(argument.dropFirst("--print=".count)) }
+                }
+                continue
+            }
+            guard argument.hasPrefix("-"), argument.count > 1 else { continue }
+            // A cluster of short flags (`-hb`); `-p`, `-a` and `-o` take the rest, or the next argument.
+            var letters = argument.dropFirst()
+            while let letter = letters.popFirst() {
+                switch letter {
+                case "h": choice = "h"
+                case "b": choice = "b"
+                case "p", "a", "o":
+                    let value = letters.isEmpty ? nextValue() : String(letters)
+                    if letter == "p" { choice = value ?? choice }
+                    letters = ""
+                default: break
+                }
+            }
+        }
+        return choice
+    }
+
     /// httpie's defaults: `-v` prints the whole exchange and `-vv` its metrics too, `--meta`
     /// only the metrics, `--offline` the request, a redirected stdout only the response body, a
     /// terminal the response headers and body.

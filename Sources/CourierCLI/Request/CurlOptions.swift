@@ -20,6 +20,9 @@ struct CurlOptions {
     var resume = false
     /// `--path-as-is`: curl squashes dot segments too unless told the same.
     var pathAsIs = false
+    /// `--timeout`: for curl, a connect timeout and an abort when under a byte a second for as
+    /// long (`--speed-time` takes whole seconds, so it is rounded up).
+    var idleTimeout: Double?
 
     /// The arguments, in the order curl's manual lists them.
     var arguments: [String] {
@@ -35,6 +38,10 @@ struct CurlOptions {
         if http1Only { words.append("--http1.1") }
         if pathAsIs { words.append("--path-as-is") }
         if let proxy = proxy() { words += proxy.isEmpty ? ["--noproxy", "*"] : ["-x", proxy] }
+        if let idleTimeout {
+            let seconds = String(Int(min(idleTimeout, 1e9).rounded(.up)))
+            words += ["--connect-timeout", String(idleTimeout), "--speed-limit", "1", "--speed-time", seconds]
+        }
         if compressed { words.append("--compressed") }
         if download {
             // Without -o, courier names the file from Content-Disposition or the URL, as -O -J do.

@@ -1,8 +1,8 @@
 import Courier
 import Foundation
 
-/// Builds multipart requests with Courier's ``MultipartFormData``: text fields first, then
-/// file fields, each group in command-line order (as httpie sends them). File parts stream
+/// Builds multipart requests with Courier's ``MultipartFormData``: text and file fields in
+/// command-line order (as httpie 3 sends them). File parts stream
 /// from disk when sent, so a large file costs no memory.
 struct MultipartAssembler {
     var plan: RequestPlan
@@ -12,15 +12,26 @@ struct MultipartAssembler {
     ///   `.invalidFile` for a file that cannot be read.
     func form() throws -> MultipartFormData {
         var form = try plan.boundary.map { try MultipartFormData(boundary: $0) } ?? MultipartFormData()
-        for field in plan.fields {
-            if case .text(let text) = field.value { form.append(text, name: field.name) }
+        enum Part {
+            case text(name: String, text: String)
+            case file(RequestPlan.FileField)
         }
-        for file in plan.files {
-            let url = URL(fileURLWithPath: file.path)
-            if let mimeType = file.mimeType {
-                try form.append(fileURL: url, name: file.name, fileName: url.lastPathComponent, mimeType: mimeType)
-            } else {
-                try form.append(fileURL: url, name: file.name)
+        let texts = plan.fields.compactMap { field -> (Int, Part)? in
+            guard case .text(let text) = field.value else { return nil }
+            return (field.position, .text(name: field.name, text: text))
+        }
+        let parts = (texts + plan.files.map { ($0.position, .file($0)) }).sorted { $0.0 < $1.0 }
+        for (_, part) in parts {
+            switch part {
+            case .text(let name, let text):
+                form.append(text, name: name)
+            case .file(let file):
+                let url = URL(fileURLWithPath: file.path)
+                if let mimeType = file.mimeType {
+                    try form.append(fileURL: url, name: file.name, fileName: url.lastPathComponent, mimeType: mimeType)
+                } else {
+                    try form.append(fileURL: url, name: file.name)
+                }
             }
         }
         return form

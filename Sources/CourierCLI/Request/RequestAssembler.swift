@@ -12,7 +12,8 @@ struct RequestAssembler {
     static let userAgent = "courier/0.1"
 
     var auth: (user: String, password: String)?
-    var timeout: Double?
+    /// `--max-time`: the whole exchange's deadline (`--timeout` is the transport's, per wait).
+    var maxTime: Double?
 
     /// The base serializer: Courier's defaults adjusted to httpie's.
     func httpSerializer(accept: String) -> HTTPRequestSerializer {
@@ -22,7 +23,7 @@ struct RequestAssembler {
         serializer.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
         serializer.setValue(accept, forHTTPHeaderField: "Accept")
         if let auth { serializer.setAuthorizationHeader(username: auth.user, password: auth.password) }
-        serializer.timeoutInterval = timeout
+        serializer.timeoutInterval = maxTime
         return serializer
     }
 
@@ -88,7 +89,9 @@ struct RequestAssembler {
                     break
                 }
             case .none:
-                request = try httpSerializer(accept: "*/*").makeRequest(method: method, urlString: urlString)
+                request = try httpSerializer(accept: plan.explicitJSON ? "application/json, */*;q=0.5" : "*/*")
+                    .makeRequest(method: method, urlString: urlString)
+                if plan.explicitJSON { try request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
             }
             // Credentials (`-a` or the URL's) are all that can have set Authorization so far, and
             // as in httpie they win over an `Authorization:` item.

@@ -29,6 +29,8 @@ struct RequestPlan: Sendable {
         var name: String
         var value: FieldValue
         var item: RequestItem
+        /// Where the item stood among the command line's items.
+        var position = 0
     }
 
     /// A file field (`name@path`) with its checked path.
@@ -37,6 +39,8 @@ struct RequestPlan: Sendable {
         var path: String
         var mimeType: String?
         var item: RequestItem
+        /// Where the item stood among the command line's items.
+        var position = 0
     }
 
     /// Where a raw body comes from.
@@ -61,4 +65,6 @@ struct RequestPlan: Sendable {
     var jsonMode = true
     /// True under `--form` (not `--multipart`): a raw body is then sent as a urlencoded form.
     var formMode = false
+    /// `--json` given: even a request without data asks for JSON and says it sends JSON, as httpie's does.
+    var explicitJSON = false
 }

@@ -37,7 +37,7 @@ struct RequestPlanner {
         if let rawArgument { try setRaw(.bytes(Data(rawArgument.utf8)), from: "--raw") }
         if let stdinBody { try setRaw(.stdin(stdinBody), from: "stdin") }
 
-        for item in positionals.items {
+        for (position, item) in positionals.items.enumerated() {
             switch item.kind {
             case .header:
                 headers.append((item.key, item.value.isEmpty ? nil : item.value))
@@ -46,10 +46,10 @@ struct RequestPlanner {
             case .query:
                 queryPairs.append(QueryStringPair(key: item.key, value: .string(item.value)))
             case .dataField:
-                fields.append(.init(name: item.key, value: .text(item.value), item: item))
+                fields.append(.init(name: item.key, value: .text(item.value), item: item, position: position))
             case .dataFieldFromFile:
                 let text = try readText(item.value, for: item)
-                fields.append(.init(name: item.key, value: .text(text), item: item))
+                fields.append(.init(name: item.key, value: .text(text), item: item, position: position))
             case .rawJSONField, .rawJSONFieldFromFile:
                 let text = item.kind == .rawJSONField ? item.value : try readText(item.value, for: item)
                 let value: OrderedJSON
@@ -60,10 +60,10 @@ struct RequestPlanner {
                 }
                 guard mode == .json else {
                     let text = try Self.formText(of: value, item: item)
-                    fields.append(.init(name: item.key, value: .text(text), item: item))
+                    fields.append(.init(name: item.key, value: .text(text), item: item, position: position))
                     continue
                 }
-                fields.append(.init(name: item.key, value: .json(value), item: item))
+                fields.append(.init(name: item.key, value: .json(value), item: item, position: position))
             case .fileField:
                 let path = try checkedFile(item.value, for: item)
                 if item.isRawBodyFile {
@@ -72,7 +72,8 @@ struct RequestPlanner {
                     guard mode != .json else {
                         throw CLIError.usage("\"\(item.original)\": file fields need --form or --multipart")
                     }
-                    files.append(.init(name: item.key, path: path, mimeType: item.mimeType, item: item))
+                    files.append(
+                        .init(name: item.key, path: path, mimeType: item.mimeType, item: item, position: position))
                 }
             }
         }
