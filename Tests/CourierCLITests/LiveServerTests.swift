@@ -244,6 +244,26 @@ import Testing
         }
     }
 
+    /// A download that fails mid-body (here the server closes after 300,000 of 600,000 bytes)
+    /// keeps what arrived at its destination for `--continue`, as curl and httpie leave it, and
+    /// says so in its one error line; no scratch directory is left behind.
+    @Test func aDownloadThatFailsMidBodyKeepsItsBytesForContinue() async throws {
+        try await withServer { _, base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let result = try await CourierProcess.run(
+                ["-d", "-o", "part.bin", "\(base)/fault/close-mid-response?after=300000&total=600000"],
+                directory: directory)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("kept in \"part.bin\""), "\(result.stderr)")
+            #expect(result.stderr.hasSuffix("resumes it)\n"))
+            let kept = try Data(contentsOf: directory.appendingPathComponent("part.bin"))
+            #expect(kept.count == 300_000)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(left == ["part.bin"])
+        }
+    }
+
     @Test func exitCodes() async throws {
         try await withServer { _, base in
             #expect(try await CourierProcess.run(["\(base)/status/404"]).status == 0)

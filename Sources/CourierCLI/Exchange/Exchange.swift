@@ -175,6 +175,10 @@ struct Exchange: Sendable {
         let uploadBar = ProgressReporter(
             label: "upload", enabled: showProgress && (request.body.contentLength ?? .max) >= 1 << 20)
         let downloadBar = ProgressReporter(label: "download", enabled: showProgress)
+        // The file in progress gets a second name as its first bytes arrive, so that what came
+        // survives a failure (a timeout, a reset) for --continue, as curl and httpie leave it;
+        // the library removes its own name when the transfer fails.
+        let linked = NIOLockedValueBox(false)
         let task = session.dataTask(
             with: request,
             uploadProgress: { progress in
@@ -184,6 +188,9 @@ struct Exchange: Sendable {
                 }
             },
             downloadProgress: { progress in
+                if progress.completedUnitCount > 0, !linked.withLockedValue({ $0 }) {
+                    linked.withLockedValue { $0 = scratch.keepPartialFile() }
+                }
                 downloadBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
             })
         task.resume()
@@ -197,9 +204,18 @@ struct Exchange: Sendable {
         } catch {
             uploadBar.abandon()
             downloadBar.abandon()
-            guard Task.isCancelled else { throw error }
-            throw Self.interruptedDownload(
-                scratch: scratch, target: downloadTarget, head: headState.withLockedValue { $0 }, url: request.url)
+            let head = headState.withLockedValue { $0 }
+            guard Task.isCancelled else {
+                let failure = Self.cliError(for: error)
+                guard
+                    let kept = Self.keepPartial(scratch: scratch, target: downloadTarget, head: head, url: request.url)
+                else { throw failure }
+                throw CLIError(message: failure.message + "; " + kept, exitCode: failure.exitCode)
+            }
+            throw CLIError.failure(
+                "interrupted; "
+                    + (Self.keepPartial(scratch: scratch, target: downloadTarget, head: head, url: request.url)
+                        ?? "nothing was downloaded"))
         }
         let head = response.response
         let receivedFile = response.fileURL ?? bodyFile
@@ -223,25 +239,22 @@ struct Exchange: Sendable {
         return exitStatus(for: head)
     }
 
-    /// Puts the bytes an interrupted download kept where `--continue` finds them (appended to
-    /// the destination when they continue it, the destination itself otherwise) and returns
-    /// the one line to print; the exit code is set by ``run(interrupts:)``.
-    private static func interruptedDownload(
+    /// Puts the bytes a download kept when it was interrupted or failed where `--continue`
+    /// finds them (appended to the destination when they continue it, the destination itself
+    /// otherwise) and says so in a phrase; nil when nothing of a 2xx body was kept.
+    private static func keepPartial(
         scratch: ScratchDirectory, target: DownloadTarget, head: ResponseHead?, url: URL
-    ) -> CLIError {
+    ) -> String? {
         let kept = scratch.keptFile
         let size = (try? FileManager.default.attributesOfItem(atPath: kept.path)[.size] as? Int64) ?? 0
-        guard let head, (200...299).contains(head.statusCode), size > 0 else {
-            return CLIError.failure("interrupted; nothing was downloaded")
-        }
+        guard let head, (200...299).contains(head.statusCode), size > 0 else { return nil }
         do {
             let saved = try target.keep(kept, head: head, url: url)
             let total = (try? FileManager.default.attributesOfItem(atPath: saved)[.size] as? Int64) ?? size
-            return CLIError.failure(
-                "interrupted; \(ProgressBar.formatBytes(total)) kept in \"\(saved)\" (--download --continue --output \"\(saved)\" resumes it)"
-            )
+            return
+                "\(ProgressBar.formatBytes(total)) kept in \"\(saved)\" (--download --continue --output \"\(saved)\" resumes it)"
         } catch {
-            return CLIError.failure("interrupted; the partial download could not be kept: \(error)")
+            return "the partial download could not be kept: \(error)"
         }
     }
 
