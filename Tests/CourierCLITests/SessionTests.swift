@@ -92,6 +92,29 @@ import Testing
         try await server.shutdown()
     }
 
+    /// A `Cookie:` item is sent with the session's cookies, as httpie does, the item winning
+    /// for a name both have; and `-v` shows the session's cookies as one `Cookie` line, as sent.
+    @Test func cookieItemsJoinTheSessionsCookies() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = directory.appendingPathComponent("s.json").path
+        let base = server.baseURL.absoluteString
+        let set = try await CourierProcess.run(["--session=\(session)", "\(base)/cookies/set?b=2&c=3"])
+        #expect(set.status == 0, "\(set.stderr)")
+
+        let merged = try await CourierProcess.run([
+            "--session-read-only=\(session)", "-b", "\(base)/cookies", "Cookie:c=9; d=4",
+        ])
+        #expect(
+            try JSONSerialization.jsonObject(with: merged.stdout) as? [String: [String: String]] == [
+                "cookies": ["b": "2", "c": "9", "d": "4"]
+            ])
+        let verbose = try await CourierProcess.run(["--session-read-only=\(session)", "--print=H", "\(base)/cookies"])
+        #expect(verbose.stdoutText.contains("\r\nCookie: b=2; c=3\r\n"), "\(verbose.stdoutText)")
+    }
+
     @Test func badSessionNameIsAUsageError() async throws {
         let result = try await CourierProcess.run(["--offline", "--session=a b", "x.org"])
         #expect(result.status == 1)

@@ -229,11 +229,14 @@ struct RequestCommand: AsyncParsableCommand {
             plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
         }
         var request = try RequestAssembler(auth: credentials, maxTime: maxTime).request(for: plan)
-        if curl || offline, let jar = sessionState?.jar, request.value(forHTTPHeaderField: "Cookie") == nil,
-            let cookies = jar.cookieHeaderValue(for: request.url)
-        {
-            // Sent by the session's cookie storage when online; shown here as it would go out.
-            try? request.setValue(cookies, forHTTPHeaderField: "Cookie")
+        if let jar = sessionState?.jar, let stored = jar.cookieHeaderValue(for: request.url) {
+            if let given = request.value(forHTTPHeaderField: "Cookie") {
+                try? request.setValue(
+                    CLISessionState.mergedCookies(stored: stored, given: given), forHTTPHeaderField: "Cookie")
+            } else if curl || offline {
+                // Sent by the session's cookie storage when online; shown here as it would go out.
+                try? request.setValue(stored, forHTTPHeaderField: "Cookie")
+            }
         }
         let printer = MessagePrinter(pretty: prettyOption, stdoutIsTerminal: terminal.stdoutIsTerminal)
         // A malformed --proxy is a usage error even when nothing is sent (--offline, --curl), as

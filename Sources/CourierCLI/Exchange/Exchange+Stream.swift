@@ -15,7 +15,7 @@ extension Exchange {
     func performStreamed(_ request: Request, session: SessionManager) async throws -> ExitStatus {
         if output.printsRequest {
             try await RequestCommand.printRequest(
-                request, printer: printer, options: output, chunked: chunked, sending: true)
+                asSent(request), printer: printer, options: output, chunked: chunked, sending: true)
             if output.requestBody, !request.body.isEmpty, output.printsResponse { try StandardStreams.writeOut("\n\n") }
         }
 

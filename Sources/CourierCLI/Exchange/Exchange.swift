@@ -80,6 +80,17 @@ struct Exchange: Sendable {
         try? request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")
     }
 
+    /// `request` as `-v` shows it: with the `Cookie` header the session's cookie storage adds
+    /// as it sends, when the request sets none itself.
+    func asSent(_ request: Request) -> Request {
+        guard let jar = cookieStorage, request.value(forHTTPHeaderField: "Cookie") == nil,
+            let stored = jar.cookieHeaderValue(for: request.url)
+        else { return request }
+        var shown = request
+        try? shown.setValue(stored, forHTTPHeaderField: "Cookie")
+        return shown
+    }
+
     /// `--check-status`'s exit status for `head` (success without it), named on stderr unless
     /// stdout is a terminal, where the printed head already says it, or `-qq` asked for quiet.
     func exitStatus(for head: ResponseHead) -> ExitStatus {
@@ -152,7 +163,7 @@ struct Exchange: Sendable {
 
         if output.printsRequest {
             try await RequestCommand.printRequest(
-                request, printer: printer, options: output, chunked: chunked, sending: true)
+                asSent(request), printer: printer, options: output, chunked: chunked, sending: true)
             if output.requestBody, !request.body.isEmpty, output.printsResponse { try StandardStreams.writeOut("\n\n") }
         }
 

@@ -39,7 +39,20 @@ struct MessagePrinter: Sendable {
         {
             fields.append(HTTPField(name: hostName, value: host))
         }
-        for field in fields { lines.append(headerLine(field)) }
+        // HTTPFields keeps a `Cookie` value as one field per pair; the transport sends them as
+        // one line (RFC 6265 §5.4), and that is what is shown, where the first of them stood.
+        let cookies = fields[values: .cookie]
+        var cookieShown = false
+        for field in fields {
+            if field.name == .cookie, cookies.count > 1 {
+                if !cookieShown {
+                    lines.append(headerLine(HTTPField(name: .cookie, value: cookies.joined(separator: "; "))))
+                }
+                cookieShown = true
+                continue
+            }
+            lines.append(headerLine(field))
+        }
         return lines.joined(separator: "\r\n") + "\r\n\r\n"
     }
 

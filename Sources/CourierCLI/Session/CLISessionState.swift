@@ -49,6 +49,20 @@ struct CLISessionState: Sendable {
         }
     }
 
+    /// The `Cookie` value httpie sends for a session and a `Cookie:` item: the session's cookies
+    /// for the URL that the item does not name, then the item's (the library sends a caller's
+    /// `Cookie` header instead of its jar's, so the CLI merges them first).
+    static func mergedCookies(stored: String, given: String) -> String {
+        func pairs(_ header: String) -> [(name: Substring, pair: Substring)] {
+            header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces)[...] }.filter { !$0.isEmpty }
+                .map { pair in (pair.prefix { $0 != "=" }, pair) }
+        }
+        let givenPairs = pairs(given)
+        let givenNames = Set(givenPairs.map(\.name))
+        let kept = pairs(stored).filter { !givenNames.contains($0.name) }
+        return (kept + givenPairs).map { String($0.pair) }.joined(separator: "; ")
+    }
+
     /// Records what the request added and writes the file, unless read-only.
     /// - Throws: ``CLIError`` when the file cannot be written.
     func save(headerItems: [(name: String, value: String?)], auth: (user: String, password: String)?, url: URL) throws {
