@@ -34,7 +34,8 @@ import Testing
         ([String](), nil as String?), (["-v"], nil), (["-h", "-b"], "b"), (["-b", "-h"], "h"), (["-v", "-b"], "b"),
         (["-hb"], "b"), (["-bh"], "h"), (["-p", "Hh", "-b"], "b"), (["-b", "--print=Hh"], "Hh"), (["-pHh"], "Hh"),
         (["-h", "--meta"], "m"), (["--body", "--headers"], "h"), (["-a", "-b", "x.org"], nil),
-        (["-o", "-h", "-b"], "b"), (["-F", "-h", "x.org", "--", "-b"], "h"),
+        (["-o", "-h", "-b"], "b"), (["-F", "-h", "x.org", "--", "-b"], "h"), (["-Ab", "-h"], "h"),
+        (["-h", "-Ab"], "h"),
     ])
     func lastPrintChoiceWins(_ arguments: [String], _ expected: String?) {
         #expect(OutputOptions.lastPrintChoice(in: arguments) == expected)

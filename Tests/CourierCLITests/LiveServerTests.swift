@@ -264,6 +264,23 @@ import Testing
         }
     }
 
+    /// `-A bearer -a TOKEN` sends the token, over an `Authorization` item, as httpie does;
+    /// `-A basic` is the default spelled out; digest is refused with one line.
+    @Test func authTypes() async throws {
+        try await withServer { _, base in
+            let bearer = try await CourierProcess.run(
+                ["-A", "bearer", "-a", "tok123", "-b", "\(base)/bearer", "Authorization:Bearer other"])
+            #expect(bearer.status == 0, "\(bearer.stderr)")
+            #expect(bearer.stdoutText.contains("\"token\": \"tok123\""), "\(bearer.stdoutText)")
+            let basic = try await CourierProcess.run(
+                ["--check-status", "-A", "basic", "-a", "u:p", "-b", "\(base)/basic-auth/u/p"])
+            #expect(basic.status == 0, "\(basic.stderr)")
+            let digest = try await CourierProcess.run(["-A", "digest", "-a", "u:p", "\(base)/get"])
+            #expect(digest.status == 1)
+            #expect(digest.stderr.contains("--auth-type \"digest\""))
+        }
+    }
+
     @Test func exitCodes() async throws {
         try await withServer { _, base in
             #expect(try await CourierProcess.run(["\(base)/status/404"]).status == 0)

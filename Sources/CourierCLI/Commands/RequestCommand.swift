@@ -49,8 +49,12 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("I"), .long], help: "Do not read a request body from stdin.")
     var ignoreStdin = false
 
-    @Option(name: [.customShort("a"), .long], help: "Basic authentication: user:password.")
+    @Option(name: [.customShort("a"), .long], help: "Credentials: user:password (basic), or a token (bearer).")
     var auth: String?
+
+    @Option(
+        name: [.customShort("A"), .customLong("auth-type")], help: "How --auth is sent: basic (default) or bearer.")
+    var authType: String = "basic"
 
     @Flag(name: [.customShort("F"), .long], help: "Follow redirects.")
     var follow = false
@@ -184,8 +188,15 @@ struct RequestCommand: AsyncParsableCommand {
         if session != nil && sessionReadOnly != nil {
             throw ValidationError("use only one of --session and --session-read-only")
         }
-        if auth != nil, auth?.contains(":") == false {
-            throw ValidationError("--auth \"\(auth ?? "")\": expected user:password")
+        switch authType.lowercased() {
+        case "basic":
+            if auth != nil, auth?.contains(":") == false {
+                throw ValidationError("--auth \"\(auth ?? "")\": expected user:password")
+            }
+        case "bearer":
+            if auth == nil { throw ValidationError("--auth-type bearer needs the token in --auth") }
+        default:
+            throw ValidationError("--auth-type \"\(authType)\": expected basic or bearer (digest is not supported)")
         }
     }
 
@@ -212,7 +223,9 @@ struct RequestCommand: AsyncParsableCommand {
         var plan = try planner.plan(positionals: positionals)
         plan.explicitJSON = json
         let itemHeaders = plan.headers
-        let givenCredentials = auth.map { value -> (user: String, password: String) in
+        let bearerToken = authType.lowercased() == "bearer" ? auth : nil
+        let givenCredentials = auth.flatMap { value -> (user: String, password: String)? in
+            guard bearerToken == nil else { return nil }
             let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
@@ -222,11 +235,18 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if let sessionState {
             let commandHasAuth =
-                credentials != nil || plan.url.user != nil
+                credentials != nil || bearerToken != nil || plan.url.user != nil
                 || itemHeaders.contains { $0.name.lowercased() == "authorization" }
             let sessionAuth = sessionState.auth(commandHasAuth: commandHasAuth)
             if let basic = sessionAuth.basic { credentials = basic }
             plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
+        }
+        if let bearerToken {
+            // Like -a's Basic credentials, the token wins over an Authorization item.
+            plan.headers =
+                plan.headers.filter { $0.name.lowercased() != "authorization" } + [
+                    ("Authorization", "Bearer \(bearerToken)")
+                ]
         }
         var request = try RequestAssembler(auth: credentials, maxTime: maxTime).request(for: plan)
         if let jar = sessionState?.jar, let stored = jar.cookieHeaderValue(for: request.url) {
@@ -283,7 +303,10 @@ struct RequestCommand: AsyncParsableCommand {
             let separated = outputOptions.responseBody || outputOptions.responseHeaders
             try StandardStreams.writeOut(separated ? "\n" + section : section)
         }
-        try sessionState?.save(headerItems: itemHeaders, auth: givenCredentials, url: plan.url)
+        let savedAuth =
+            bearerToken.map { (type: "bearer", raw: $0) }
+            ?? givenCredentials.map { (type: "basic", raw: "\($0.user):\($0.password)") }
+        try sessionState?.save(headerItems: itemHeaders, auth: savedAuth, url: plan.url)
         if status != .success { throw CommandExit(code: status.rawValue) }
     }
 

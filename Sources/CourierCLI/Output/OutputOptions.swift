@@ -59,13 +59,13 @@ struct OutputOptions: Sendable, Equatable {
                 continue
             }
             guard argument.hasPrefix("-"), argument.count > 1 else { continue }
-            // A cluster of short flags (`-hb`); `-p`, `-a` and `-o` take the rest, or the next argument.
+            // A cluster of short flags (`-hb`); `-p`, `-a`, `-A` and `-o` take the rest, or the next argument.
             var letters = argument.dropFirst()
             while let letter = letters.popFirst() {
                 switch letter {
                 case "h": choice = "h"
                 case "b": choice = "b"
-                case "p", "a", "o":
+                case "p", "a", "A", "o":
                     let value = letters.isEmpty ? nextValue() : String(letters)
                     if letter == "p" { choice = value ?? choice }
                     letters = ""

@@ -65,7 +65,7 @@ struct CLISessionState: Sendable {
 
     /// Records what the request added and writes the file, unless read-only.
     /// - Throws: ``CLIError`` when the file cannot be written.
-    func save(headerItems: [(name: String, value: String?)], auth: (user: String, password: String)?, url: URL) throws {
+    func save(headerItems: [(name: String, value: String?)], auth: (type: String, raw: String)?, url: URL) throws {
         guard !readOnly else { return }
         loaded.file.update(headerItems: headerItems, auth: auth, url: url, jar: jar)
         try loaded.file.save(to: location)

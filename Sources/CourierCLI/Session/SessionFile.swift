@@ -70,7 +70,7 @@ struct SessionFile {
     /// same name (`Name:` removes one), `-a` replaces the auth, a `Cookie` item's pairs become
     /// cookies for the host, and the cookies are the jar's, expired ones dropped.
     mutating func update(
-        headerItems: [(name: String, value: String?)], auth newAuth: (user: String, password: String)?, url: URL,
+        headerItems: [(name: String, value: String?)], auth newAuth: (type: String, raw: String)?, url: URL,
         jar: CookieJar
     ) {
         for item in headerItems where item.name.lowercased() == "cookie" {
@@ -87,7 +87,7 @@ struct SessionFile {
         var merged = headers.filter { !givenNames.contains($0.name.lowercased()) }
         merged += given.compactMap { item in item.value.map { (item.name, $0) } }
         headers = merged
-        if let newAuth { auth = ("basic", "\(newAuth.user):\(newAuth.password)") }
+        if let newAuth { auth = newAuth }
         jar.removeExpiredCookies()
         cookies = jar.allCookies
     }
