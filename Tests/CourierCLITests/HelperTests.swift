@@ -41,6 +41,26 @@ import Testing
         #expect(OutputOptions.lastPrintChoice(in: arguments) == expected)
     }
 
+    /// With `--verify` left at yes, the CA bundle variables of requests and curl replace the
+    /// system's roots, the first set one winning; a named file that cannot be read is a usage error.
+    @Test func caBundleVariablesAreRead() throws {
+        let bundle = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-ca-\(UUID().uuidString).pem")
+        try Data("not read until a handshake".utf8).write(to: bundle)
+        defer { try? FileManager.default.removeItem(at: bundle) }
+        #expect(try SessionFactory.tlsConfiguration(verify: "yes", environment: [:]) == nil)
+        for name in SessionFactory.caBundleVariables {
+            #expect(try SessionFactory.tlsConfiguration(verify: "yes", environment: [name: bundle.path]) != nil)
+        }
+        #expect(throws: CLIError.self) {
+            try SessionFactory.tlsConfiguration(verify: "yes", environment: ["CURL_CA_BUNDLE": "/nonexistent/ca.pem"])
+        }
+        // An explicit --verify wins over the environment.
+        let none = try SessionFactory.tlsConfiguration(
+            verify: "no", environment: ["CURL_CA_BUNDLE": "/nonexistent/ca.pem"])
+        #expect(none != nil)
+    }
+
     @Test func fileFieldType() throws {
         let item = try RequestItemParser.parse("f@a;b.txt;type=text/x")
         #expect(item.value == "a;b.txt")

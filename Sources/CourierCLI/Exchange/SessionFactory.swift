@@ -39,6 +39,10 @@ struct ConnectionOptions: Sendable {
 
 /// Makes the session a command sends through, with the connection options and `--max-redirects`.
 enum SessionFactory {
+    /// Environment variables naming the CA bundle to trust instead of the system's when
+    /// `--verify` is left at yes: requests' (so httpie's), then curl's and OpenSSL's.
+    static let caBundleVariables = ["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"]
+
     /// A manager over a fresh ``AsyncHTTPClientTransport``; the caller shuts it down.
     /// - Throws: ``CLIError`` (usage) for a `--verify` value that is neither yes, no nor a readable file.
     static func make(
@@ -102,10 +106,23 @@ enum SessionFactory {
         tls.privateKey = .privateKey(key)
     }
 
-    /// nil keeps the platform's default verification.
-    static func tlsConfiguration(verify: String) throws -> TLSConfiguration? {
+    /// nil keeps the platform's default verification (when no ``caBundleVariables`` names a file).
+    static func tlsConfiguration(
+        verify: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> TLSConfiguration? {
         switch verify.lowercased() {
-        case "yes", "true", "1": return nil
+        case "yes", "true", "1":
+            // The CA bundle variables httpie (through requests) and curl read, in their order.
+            for name in caBundleVariables {
+                guard let path = environment[name], !path.isEmpty else { continue }
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw CLIError.usage("\(name)=\"\(path)\": not a readable CA bundle file")
+                }
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = .file(path)
+                return tls
+            }
+            return nil
         case "no", "false", "0":
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.certificateVerification = .none
