@@ -60,6 +60,8 @@ struct CourierProcess {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COURIER_FORCE_TTY")
+        // The developer's own ~/.netrc must not add credentials to the tests' requests.
+        env["NETRC"] = "/dev/null"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         if let directory { process.currentDirectoryURL = directory }

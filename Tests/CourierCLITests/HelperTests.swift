@@ -61,6 +61,27 @@ import Testing
         #expect(none != nil)
     }
 
+    /// `.netrc` as requests reads it: machines by host (any case), `default` for the rest, quoted
+    /// values, a `macdef` body skipped to its empty line, the first entry for a host winning.
+    @Test func netrcEntries() {
+        let netrc = Netrc(
+            parsing: """
+                machine api.example login ann password "s3cret pass"
+                machine API.example login other password x
+                macdef init
+                  machine evil.example login mallory password m
+
+                machine bare.example
+                default login anon password "a\\"b"
+                """)
+        #expect(netrc.credentials(for: "api.example")! == ("ann", "s3cret pass"))
+        #expect(netrc.credentials(for: "bare.example") == nil)
+        #expect(netrc.credentials(for: "evil.example")! == ("anon", "a\"b"))
+        #expect(netrc.credentials(for: "elsewhere")! == ("anon", "a\"b"))
+        #expect(Netrc(parsing: "machine a login b").credentials(for: "a")! == ("b", ""))
+        #expect(Netrc(parsing: "").credentials(for: "a") == nil)
+    }
+
     @Test func fileFieldType() throws {
         let item = try RequestItemParser.parse("f@a;b.txt;type=text/x")
         #expect(item.value == "a;b.txt")

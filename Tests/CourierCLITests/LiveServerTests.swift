@@ -281,6 +281,27 @@ import Testing
         }
     }
 
+    /// A request without credentials takes the host's from `$NETRC`, as httpie does;
+    /// `--ignore-netrc` and `-a` do without them.
+    @Test func netrcCredentials() async throws {
+        try await withServer { server, base in
+            let directory = try CourierProcess.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let netrc = directory.appendingPathComponent("netrc")
+            try Data("machine 127.0.0.1 login ann password pw\n".utf8).write(to: netrc)
+            let environment = ["NETRC": netrc.path]
+            let url = "\(base)/basic-auth/ann/pw"
+            let taken = try await CourierProcess.run(["--check-status", "-b", url], environment: environment)
+            #expect(taken.status == 0, "\(taken.stderr)")
+            let ignored = try await CourierProcess.run(
+                ["--check-status", "--ignore-netrc", "-b", url], environment: environment)
+            #expect(ignored.status == 4)
+            let given = try await CourierProcess.run(
+                ["--check-status", "-a", "ann:wrong", "-b", url], environment: environment)
+            #expect(given.status == 4)
+        }
+    }
+
     @Test func exitCodes() async throws {
         try await withServer { _, base in
             #expect(try await CourierProcess.run(["\(base)/status/404"]).status == 0)

@@ -52,6 +52,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: [.customShort("a"), .long], help: "Credentials: user:password (basic), or a token (bearer).")
     var auth: String?
 
+    @Flag(name: .customLong("ignore-netrc"), help: "Do not take credentials from ~/.netrc (or $NETRC).")
+    var ignoreNetrc = false
+
     @Option(
         name: [.customShort("A"), .customLong("auth-type")], help: "How --auth is sent: basic (default) or bearer.")
     var authType: String = "basic"
@@ -240,6 +243,13 @@ struct RequestCommand: AsyncParsableCommand {
             let sessionAuth = sessionState.auth(commandHasAuth: commandHasAuth)
             if let basic = sessionAuth.basic { credentials = basic }
             plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
+        }
+        if !ignoreNetrc, credentials == nil, bearerToken == nil, plan.url.user == nil,
+            !plan.headers.contains(where: { $0.name.lowercased() == "authorization" }), let host = plan.url.host,
+            let fromNetrc = Netrc.load()?.credentials(for: host)
+        {
+            // As requests (so httpie) does: a request without credentials of its own takes the host's.
+            credentials = fromNetrc
         }
         if let bearerToken {
             // Like -a's Basic credentials, the token wins over an Authorization item.
