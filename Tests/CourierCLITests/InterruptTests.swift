@@ -56,7 +56,8 @@ import Testing
             }),
             let files = try? manager.contentsOfDirectory(atPath: directory.appendingPathComponent(scratch).path)
         else { return 0 }
-        return files.reduce(0) { total, name in
+        // "kept" is a second name of the file in progress (ScratchDirectory.keepPartialFile).
+        return files.filter { $0 != "kept" }.reduce(0) { total, name in
             let path = directory.appendingPathComponent(scratch).appendingPathComponent(name).path
             return total + ((try? manager.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0)
         }
