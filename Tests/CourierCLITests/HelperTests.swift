@@ -95,6 +95,7 @@ import Testing
         #expect(URLShorthand.expand("example.org") == "http://example.org")
         #expect(URLShorthand.expand("https://example.org") == "https://example.org")
         #expect(URLShorthand.expand("127.0.0.1:9/x") == "http://127.0.0.1:9/x")
+        #expect(URLShorthand.expand("://127.0.0.1:9/x") == "http://127.0.0.1:9/x")
     }
 
     /// RFC 3986 §5.2.4 and its §5.4 examples, as curl and httpie squash paths before sending.

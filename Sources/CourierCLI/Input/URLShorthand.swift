@@ -10,8 +10,8 @@ import Foundation
 #endif
 
 /// Expands httpie's URL shorthands and checks the result: `:8080/path` is
-/// `http://localhost:8080/path`, `:/path` is `http://localhost/path`, and a URL without a
-/// scheme gets `http://`.
+/// `http://localhost:8080/path`, `:/path` is `http://localhost/path`, `://host/path` is
+/// `http://host/path`, and a URL without a scheme gets `http://`.
 ///
 /// Text that has `://` before any `/`, `?` or `#` names its scheme, and the scheme must be
 /// http or https: `htp://x` is a typo to report, not a host to look up. The host must be a
@@ -24,6 +24,7 @@ enum URLShorthand {
     /// Returns the full URL text for `input`.
     static func expand(_ input: String) -> String {
         if schemeRange(in: input) != nil { return input }
+        if input.hasPrefix("://") { return defaultScheme + input }
         var rest = input
         if rest.hasPrefix(":") {
             // `:3000/x` → `localhost:3000/x`; `:/x` → `localhost/x`.
