@@ -20,9 +20,18 @@ import Testing
         let socket = "courier-test-\(UUID().uuidString)"
 
         static let script = """
-            t="$1"; sock="$2"; dir="$3"; cmd="$4"
+            t="$1"; sock="$2"; dir="$3"; cmd="$4"; prompt="$5"; keys="$6"
             "$t" -L "$sock" -f /dev/null new-session -d -x 120 -y 40 -c "$dir" \\
               sh -c "$cmd; echo __COURIER_EXIT_\\$?; sleep 60" || exit 1
+            i=0
+            if [ -n "$prompt" ]; then
+              while [ $i -lt 600 ]; do
+                "$t" -L "$sock" capture-pane -p -J -S -200 | grep -qF "$prompt" && break
+                sleep 0.1; i=$((i+1))
+              done
+              "$t" -L "$sock" send-keys -l "$keys"
+              "$t" -L "$sock" send-keys Enter
+            fi
             i=0
             while [ $i -lt 600 ]; do
               "$t" -L "$sock" capture-pane -p -J -S -200 | grep -q __COURIER_EXIT_ && break
@@ -33,11 +42,14 @@ import Testing
             """
 
         /// Runs `command` in the pane's shell and returns the screen, escape codes kept, once
-        /// it has printed its exit status (at most 60 s).
-        func screen(after command: String, directory: URL) throws -> String {
+        /// it has printed its exit status (at most 60 s); with `typing`, types that and Enter
+        /// once the screen shows `prompt`.
+        func screen(after command: String, directory: URL, typing: String = "", at prompt: String = "") throws
+            -> String
+        {
             let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", Self.script, "sh", tmux, socket, directory.path, command]
+            process.arguments = ["-c", Self.script, "sh", tmux, socket, directory.path, command, prompt, typing]
             var environment = ProcessInfo.processInfo.environment
             environment["TERM"] = "xterm-256color"
             environment.removeValue(forKey: "TMUX")
@@ -103,6 +115,20 @@ import Testing
             #expect(bars.first?.contains("3.0 MB / 3.0 MB") == true, "\(plain)")
             #expect(plain.contains("Saved 3.0 MB to \"out.bin\""))
             #expect(try Data(contentsOf: directory.appendingPathComponent("out.bin")).count == 3_000_000)
+        }
+    }
+
+    /// `-a user` alone asks for the password on the terminal, without echoing it, as httpie does.
+    @Test func aMissingPasswordIsAskedFor() async throws {
+        try await withTerminal { tmux, base, directory in
+            let courier = Self.quoted(try CourierProcess.executable().path)
+            let screen = try tmux.screen(
+                after: "\(courier) --check-status -a ann \(base)/basic-auth/ann/s3cret", directory: directory,
+                typing: "s3cret", at: "password for ann@")
+            let plain = screen.replacingOccurrences(of: #"\x1B\[[0-9;]*m"#, with: "", options: .regularExpression)
+            #expect(plain.contains("courier: password for ann@127.0.0.1:"), "\(plain)")
+            #expect(plain.contains("HTTP/1.1 200 OK"), "\(plain)")
+            #expect(!plain.contains("s3cret\n"), "the password was echoed: \(plain)")
         }
     }
 

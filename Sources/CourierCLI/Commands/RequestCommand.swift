@@ -193,9 +193,8 @@ struct RequestCommand: AsyncParsableCommand {
         }
         switch authType.lowercased() {
         case "basic":
-            if auth != nil, auth?.contains(":") == false {
-                throw ValidationError("--auth \"\(auth ?? "")\": expected user:password")
-            }
+            // `-a user` without a password is asked for on the terminal when the request is made.
+            break
         case "bearer":
             if auth == nil { throw ValidationError("--auth-type bearer needs the token in --auth") }
         default:
@@ -227,10 +226,15 @@ struct RequestCommand: AsyncParsableCommand {
         plan.explicitJSON = json
         let itemHeaders = plan.headers
         let bearerToken = authType.lowercased() == "bearer" ? auth : nil
-        let givenCredentials = auth.flatMap { value -> (user: String, password: String)? in
+        var givenCredentials = auth.flatMap { value -> (user: String, password: String)? in
             guard bearerToken == nil else { return nil }
             let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+        if let given = givenCredentials, auth?.contains(":") == false, !curl {
+            // As httpie: `-a user` alone asks for the password on the terminal.
+            let host = plan.url.host.map { host in plan.url.port.map { "\(host):\($0)" } ?? host } ?? ""
+            givenCredentials = (given.user, try PasswordPrompt.ask(user: given.user, host: host))
         }
         var credentials = givenCredentials
         let sessionState = try (session ?? sessionReadOnly).map {
