@@ -191,7 +191,11 @@ import Testing
         let reindented = Array("{\n    \"a\": 1\n}".utf8)
         #expect(printer.formatted(body, contentType: "application/problem+json; charset=utf-8") == reindented)
         #expect(printer.formatted(body, contentType: "Text/X-JSON") == reindented)
-        #expect(printer.formatted(body, contentType: "text/plain; note=json") == body)
+        // As httpie: text and javascript types are tried as JSON too; parameters do not count.
+        #expect(printer.formatted(body, contentType: "text/plain; note=json") == reindented)
+        #expect(printer.formatted(body, contentType: "application/javascript") == reindented)
+        #expect(printer.formatted(body, contentType: "application/octet-stream; note=json") == body)
+        #expect(printer.formatted(Array("<p>{}</p>".utf8), contentType: "text/html") == Array("<p>{}</p>".utf8))
         #expect(printer.formatted(body, contentType: nil) == reindented)
     }
 

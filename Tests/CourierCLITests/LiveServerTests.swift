@@ -302,6 +302,18 @@ import Testing
         }
     }
 
+    /// As httpie: a body that parses as JSON is formatted under a text or javascript media type
+    /// too; one that does not is left as it is.
+    @Test func jsonUnderATextTypeIsFormatted() async throws {
+        try await withServer { _, base in
+            let json = try await CourierProcess.run(
+                ["--pretty=format", "-b", "\(base)/response-headers?Content-Type=text/plain", "a==1"])
+            #expect(json.stdoutText.hasPrefix("{\n    \""), "\(json.stdoutText)")
+            let html = try await CourierProcess.run(["--pretty=format", "-b", "\(base)/html"])
+            #expect(html.stdoutText.hasPrefix("<!DOCTYPE html>"), "\(html.stdoutText)")
+        }
+    }
+
     @Test func exitCodes() async throws {
         try await withServer { _, base in
             #expect(try await CourierProcess.run(["\(base)/status/404"]).status == 0)

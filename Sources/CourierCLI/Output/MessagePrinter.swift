@@ -196,10 +196,13 @@ struct MessagePrinter: Sendable {
     /// JSON reindented and/or coloured as `--pretty` asks; anything else unchanged.
     func formatted(_ body: [UInt8], contentType: String?) -> [UInt8] {
         guard pretty != .none, !body.isEmpty else { return body }
-        // As httpie: any media type whose subtype mentions json (application/json,
-        // application/problem+json, text/x-json); without a usable Content-Type, sniff the body.
+        // As httpie: a body that parses as JSON under any media type naming json, javascript or
+        // text (application/problem+json, text/plain, text/html); without a usable
+        // Content-Type, sniff the body.
         let looksLikeJSON =
-            contentType.flatMap(MediaType.init).map { $0.subtype.contains("json") }
+            contentType.flatMap(MediaType.init).map { media in
+                ["json", "javascript", "text"].contains { "\(media.type)/\(media.subtype)".contains($0) }
+            }
             ?? (body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map {
                 $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[")
             } ?? false)
