@@ -40,6 +40,7 @@ let package = Package(
         .target(
             name: "Courier",
             dependencies: [
+                "CourierDigest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

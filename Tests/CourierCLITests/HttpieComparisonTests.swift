@@ -54,6 +54,9 @@ import Testing
         ["delete", "{url}/anything", "x==1"],
         ["POST", "{url}/anything", "[]=x", "[]:=2", "[3]:={\"k\": [1]}"],
         ["POST", "{url}/anything", "a\\[b\\]=c", "k\\\\=v", "id:=18446744073709551615", "d[x][]:=1.5"],
+        ["-A", "digest", "--auth", "user:passwd", "GET", "{url}/digest-auth/auth/user/passwd/MD5"],
+        ["-A", "digest", "--auth", "user:passwd", "GET", "{url}/digest-auth/auth/user/passwd/SHA-256"],
+        ["-A", "bearer", "--auth", "tok123", "GET", "{url}/bearer"],
     ]
 
     @Test(arguments: cases.indices)

@@ -56,7 +56,8 @@ struct RequestCommand: AsyncParsableCommand {
     var ignoreNetrc = false
 
     @Option(
-        name: [.customShort("A"), .customLong("auth-type")], help: "How --auth is sent: basic (default) or bearer.")
+        name: [.customShort("A"), .customLong("auth-type")],
+        help: "How --auth is sent: basic (default), digest (answering the server's challenge) or bearer.")
     var authType: String = "basic"
 
     @Flag(name: [.customShort("F"), .long], help: "Follow redirects.")
@@ -192,13 +193,13 @@ struct RequestCommand: AsyncParsableCommand {
             throw ValidationError("use only one of --session and --session-read-only")
         }
         switch authType.lowercased() {
-        case "basic":
+        case "basic", "digest":
             // `-a user` without a password is asked for on the terminal when the request is made.
             break
         case "bearer":
             if auth == nil { throw ValidationError("--auth-type bearer needs the token in --auth") }
         default:
-            throw ValidationError("--auth-type \"\(authType)\": expected basic or bearer (digest is not supported)")
+            throw ValidationError("--auth-type \"\(authType)\": expected basic, digest or bearer")
         }
     }
 
@@ -236,19 +237,23 @@ struct RequestCommand: AsyncParsableCommand {
             let host = plan.url.host.map { host in plan.url.port.map { "\(host):\($0)" } ?? host } ?? ""
             givenCredentials = (given.user, try PasswordPrompt.ask(user: given.user, host: host))
         }
-        var credentials = givenCredentials
+        let usesDigest = authType.lowercased() == "digest"
+        // Digest credentials answer the server's challenge (DigestAuthenticator); they are not sent up front.
+        var digestCredentials = usesDigest ? givenCredentials : nil
+        var credentials = usesDigest ? nil : givenCredentials
         let sessionState = try (session ?? sessionReadOnly).map {
             try CLISessionState(value: $0, readOnly: sessionReadOnly != nil, url: plan.url)
         }
         if let sessionState {
             let commandHasAuth =
-                credentials != nil || bearerToken != nil || plan.url.user != nil
+                credentials != nil || digestCredentials != nil || bearerToken != nil || plan.url.user != nil
                 || itemHeaders.contains { $0.name.lowercased() == "authorization" }
             let sessionAuth = sessionState.auth(commandHasAuth: commandHasAuth)
             if let basic = sessionAuth.basic { credentials = basic }
+            if let digest = sessionAuth.digest { digestCredentials = digest }
             plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
         }
-        if !ignoreNetrc, credentials == nil, bearerToken == nil, plan.url.user == nil,
+        if !ignoreNetrc, credentials == nil, digestCredentials == nil, bearerToken == nil, plan.url.user == nil,
             !plan.headers.contains(where: { $0.name.lowercased() == "authorization" }), let host = plan.url.host,
             let fromNetrc = Netrc.load()?.credentials(for: host)
         {
@@ -287,7 +292,8 @@ struct RequestCommand: AsyncParsableCommand {
                 follow: follow || download, maxRedirects: maxRedirects, verify: verify, certificate: cert,
                 certificateKey: certKey, http1Only: http1, proxies: proxy, scheme: request.url.scheme ?? "http",
                 compressed: asksForCompression && request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
-                download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs, idleTimeout: timeout)
+                download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs, digest: digestCredentials,
+                idleTimeout: timeout)
             let chunkedHeader = chunked ? ["-H", "Transfer-Encoding: chunked"] : []
             try StandardStreams.writeOut(request.curlDescription(adding: chunkedHeader + options.arguments) + "\n")
             return
@@ -310,7 +316,8 @@ struct RequestCommand: AsyncParsableCommand {
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
             cookieStorage: sessionState?.jar, stream: stream, asksForCompression: asksForCompression,
-            warnsOfStatus: quiet < 2, reportsSaving: quiet == 0, showsRedirects: all || verbose > 0)
+            warnsOfStatus: quiet < 2, reportsSaving: quiet == 0, digestCredentials: digestCredentials,
+            showsRedirects: all || verbose > 0)
         let status = try await exchange.run(interrupts: InterruptWatch())
         if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {
             let section = MetricsPrinter().text(for: metrics, finished: .now)
@@ -319,7 +326,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let savedAuth =
             bearerToken.map { (type: "bearer", raw: $0) }
-            ?? givenCredentials.map { (type: "basic", raw: "\($0.user):\($0.password)") }
+            ?? givenCredentials.map { (type: usesDigest ? "digest" : "basic", raw: "\($0.user):\($0.password)") }
         try sessionState?.save(headerItems: itemHeaders, auth: savedAuth, url: plan.url)
         if status != .success { throw CommandExit(code: status.rawValue) }
     }

@@ -38,6 +38,8 @@ struct Exchange: Sendable {
     var warnsOfStatus = true
     /// False under `-q`: a download saves its file without saying so.
     var reportsSaving = true
+    /// `-A digest` credentials, answered to the server's challenge by a ``DigestAuthenticator``.
+    var digestCredentials: (user: String, password: String)? = nil
     /// `-v` or `--all` with redirects followed: each redirect's response and the request that
     /// follows it are printed as they happen, before the final exchange, as httpie does.
     var showsRedirects = false
@@ -122,7 +124,8 @@ struct Exchange: Sendable {
         defer { scratch?.remove() }
         let session = try SessionFactory.make(
             connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch?.url,
-            cookieStorage: cookieStorage)
+            cookieStorage: cookieStorage,
+            interceptor: digestCredentials.map { DigestAuthenticator(user: $0.user, password: $0.password) })
         let transfer = Task {
             guard let scratch, let downloadTarget else {
                 return try await performStreamed(request, session: session.manager)

@@ -47,7 +47,7 @@ enum SessionFactory {
     /// - Throws: ``CLIError`` (usage) for a `--verify` value that is neither yes, no nor a readable file.
     static func make(
         connection: ConnectionOptions = ConnectionOptions(), maxRedirects: Int = 30, temporaryDirectory: URL? = nil,
-        cookieStorage: CookieJar? = nil
+        cookieStorage: CookieJar? = nil, interceptor: (any RequestInterceptor)? = nil
     ) throws -> CLISession {
         var transportConfiguration = AsyncHTTPClientTransport.Configuration()
         transportConfiguration.tlsConfiguration = try tlsConfiguration(verify: connection.verify)
@@ -79,7 +79,8 @@ enum SessionFactory {
             : AsyncHTTPClientTransport(configuration: transportConfiguration)
         return CLISession(
             manager: SessionManager(
-                configuration: configuration, transport: transport, eventMonitors: [MetricsCapture.shared]),
+                configuration: configuration, transport: transport, interceptor: interceptor,
+                eventMonitors: [MetricsCapture.shared]),
             transport: transport)
     }
 

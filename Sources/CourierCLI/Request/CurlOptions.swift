@@ -20,6 +20,8 @@ struct CurlOptions {
     var resume = false
     /// `--path-as-is`: curl squashes dot segments too unless told the same.
     var pathAsIs = false
+    /// `-A digest` credentials: curl answers the challenge itself with `--digest -u`.
+    var digest: (user: String, password: String)?
     /// `--timeout`: for curl, a connect timeout and an abort when under a byte a second for as
     /// long (`--speed-time` takes whole seconds, so it is rounded up).
     var idleTimeout: Double?
@@ -38,6 +40,7 @@ struct CurlOptions {
         if http1Only { words.append("--http1.1") }
         if pathAsIs { words.append("--path-as-is") }
         if let proxy = proxy() { words += proxy.isEmpty ? ["--noproxy", "*"] : ["-x", proxy] }
+        if let digest { words += ["--digest", "-u", "\(digest.user):\(digest.password)"] }
         if let idleTimeout {
             let seconds = String(Int(min(idleTimeout, 1e9).rounded(.up)))
             words += ["--connect-timeout", String(idleTimeout), "--speed-limit", "1", "--speed-time", seconds]

@@ -35,17 +35,18 @@ struct CLISessionState: Sendable {
     }
 
     /// The session's credentials, when the command gives none (no `-a`, no `Authorization`
-    /// item, no user-info in the URL): Basic as `(user, password)`, or a Bearer header item.
-    func auth(commandHasAuth: Bool) -> (basic: (String, String)?, header: (name: String, value: String?)?) {
-        guard !commandHasAuth, let auth = loaded.file.auth else { return (nil, nil) }
+    /// item, no user-info in the URL): Basic or Digest as `(user, password)`, or a Bearer header item.
+    func auth(commandHasAuth: Bool) -> (
+        basic: (String, String)?, digest: (user: String, password: String)?, header: (name: String, value: String?)?
+    ) {
+        guard !commandHasAuth, let auth = loaded.file.auth else { return (nil, nil, nil) }
+        let parts = auth.raw.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let pair = (String(parts.first ?? ""), parts.count > 1 ? String(parts[1]) : "")
         switch auth.type.lowercased() {
-        case "basic":
-            let parts = auth.raw.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            return ((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""), nil)
-        case "bearer":
-            return (nil, ("Authorization", "Bearer \(auth.raw)"))
-        default:
-            return (nil, nil)
+        case "basic": return (pair, nil, nil)
+        case "digest": return (nil, pair, nil)
+        case "bearer": return (nil, nil, ("Authorization", "Bearer \(auth.raw)"))
+        default: return (nil, nil, nil)
         }
     }
 

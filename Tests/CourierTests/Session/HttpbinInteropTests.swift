@@ -39,6 +39,33 @@ struct HttpbinInteropTests {
         }
     }
 
+    /// Digest authentication (RFC 7616) against httpbin's `/digest-auth`, MD5 and SHA-256, with
+    /// and without `qop`: the 401's challenge is answered once, and later requests answer it at
+    /// once; wrong credentials end in the 401.
+    @Test(arguments: ["auth/user/passwd/MD5", "auth/user/passwd/SHA-256", "auth/user/passwd/MD5-sess"])
+    func digestAuthentication(_ path: String) async throws {
+        guard let base = Self.baseURL else {
+            if Self.isCI { Issue.record("CI=true but COURIER_HTTPBIN_URL is not set") }
+            return
+        }
+        let manager = SessionManager(interceptor: DigestAuthenticator(user: "user", password: "passwd"))
+        let url = base.appendingPathComponent("digest-auth").appending(path: path)
+        do {
+            for _ in 0..<2 {
+                let response = try await manager.data(for: Request(url: url))
+                #expect(response.response.statusCode == 200, "\(String(decoding: response.data, as: UTF8.self))")
+                #expect(try jsonObject(response.data)["authenticated"] as? Bool == true)
+            }
+            let wrong = SessionManager(interceptor: DigestAuthenticator(user: "user", password: "wrong"))
+            let refused = try await wrong.data(for: Request(url: url))
+            #expect(refused.response.statusCode == 401)
+            try await wrong.shutdown()
+        } catch {
+            Issue.record(error)
+        }
+        try await manager.shutdown()
+    }
+
     @Test(arguments: [307, 308])
     func redirectResendsTheBody(status: Int) async throws {
         try await withHttpbin { manager in
