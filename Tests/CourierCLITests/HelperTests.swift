@@ -35,14 +35,15 @@ import Testing
         (["-hb"], "b"), (["-bh"], "h"), (["-p", "Hh", "-b"], "b"), (["-b", "--print=Hh"], "Hh"), (["-pHh"], "Hh"),
         (["-h", "--meta"], "m"), (["--body", "--headers"], "h"), (["-a", "-b", "x.org"], nil),
         (["-o", "-h", "-b"], "b"), (["-F", "-h", "x.org", "--", "-b"], "h"), (["-Ab", "-h"], "h"),
-        (["-h", "-Ab"], "h"),
+        (["-h", "-Ab"], "h"), (["--raw", "-hb", "-h"], "h"), (["--auth", "-bob:pw"], nil),
+        (["--raw=-b", "-h"], "h"),
     ])
     func lastPrintChoiceWins(_ arguments: [String], _ expected: String?) {
         #expect(OutputOptions.lastPrintChoice(in: arguments) == expected)
     }
 
     /// With `--verify` left at yes, the CA bundle variables of requests and curl replace the
-    /// system's roots, the first set one winning; a named file that cannot be read is a usage error.
+    /// system's roots, the first that names a readable file winning.
     @Test func caBundleVariablesAreRead() throws {
         let bundle = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-ca-\(UUID().uuidString).pem")
@@ -52,17 +53,23 @@ import Testing
         for name in SessionFactory.caBundleVariables {
             #expect(try SessionFactory.tlsConfiguration(verify: "yes", environment: [name: bundle.path]) != nil)
         }
-        #expect(throws: CLIError.self) {
+        // A path that names no readable file is passed over: the next variable, or the system's roots.
+        #expect(
             try SessionFactory.tlsConfiguration(verify: "yes", environment: ["CURL_CA_BUNDLE": "/nonexistent/ca.pem"])
-        }
+                == nil)
+        #expect(try SessionFactory.tlsConfiguration(verify: "yes", environment: ["SSL_CERT_FILE": "/tmp"]) == nil)
+        let next = try SessionFactory.tlsConfiguration(
+            verify: "yes", environment: ["REQUESTS_CA_BUNDLE": "/tmp", "CURL_CA_BUNDLE": bundle.path])
+        #expect(next?.trustRoots.map { "\($0)" }?.contains(bundle.path) == true)
         // An explicit --verify wins over the environment.
         let none = try SessionFactory.tlsConfiguration(
             verify: "no", environment: ["CURL_CA_BUNDLE": "/nonexistent/ca.pem"])
         #expect(none != nil)
     }
 
-    /// `.netrc` as requests reads it: machines by host (any case), `default` for the rest, quoted
-    /// values, a `macdef` body skipped to its empty line, the first entry for a host winning.
+    /// `.netrc` as requests (Python's `netrc`) reads it: machines by host (any case), `default`
+    /// for the rest, quoted values, comments, a `macdef` body skipped to its empty line, the last
+    /// entry for a host winning.
     @Test func netrcEntries() {
         let netrc = Netrc(
             parsing: """
@@ -74,12 +81,15 @@ import Testing
                 machine bare.example
                 default login anon password "a\\"b"
                 """)
-        #expect(netrc.credentials(for: "api.example")! == ("ann", "s3cret pass"))
+        #expect(netrc.credentials(for: "api.example")! == ("other", "x"))
         #expect(netrc.credentials(for: "bare.example") == nil)
         #expect(netrc.credentials(for: "evil.example")! == ("anon", "a\"b"))
         #expect(netrc.credentials(for: "elsewhere")! == ("anon", "a\"b"))
         #expect(Netrc(parsing: "machine a login b").credentials(for: "a")! == ("b", ""))
         #expect(Netrc(parsing: "").credentials(for: "a") == nil)
+        let commented = Netrc(parsing: "# default login me password x\nmachine a login b # password c\n")
+        #expect(commented.credentials(for: "elsewhere") == nil)
+        #expect(commented.credentials(for: "a")! == ("b", ""))
     }
 
     @Test func fileFieldType() throws {

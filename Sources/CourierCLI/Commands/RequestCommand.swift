@@ -257,8 +257,9 @@ struct RequestCommand: AsyncParsableCommand {
             !plan.headers.contains(where: { $0.name.lowercased() == "authorization" }), let host = plan.url.host,
             let fromNetrc = Netrc.load()?.credentials(for: host)
         {
-            // As requests (so httpie) does: a request without credentials of its own takes the host's.
-            credentials = fromNetrc
+            // As requests (so httpie) does: a request without credentials of its own takes the
+            // host's, sent as the auth type asks.
+            if usesDigest { digestCredentials = fromNetrc } else { credentials = fromNetrc }
         }
         if let bearerToken {
             // Like -a's Basic credentials, the token wins over an Authorization item.

@@ -125,7 +125,10 @@ struct Exchange: Sendable {
         let session = try SessionFactory.make(
             connection: connection, maxRedirects: maxRedirects, temporaryDirectory: scratch?.url,
             cookieStorage: cookieStorage,
-            interceptor: digestCredentials.map { DigestAuthenticator(user: $0.user, password: $0.password) })
+            interceptor: digestCredentials.map {
+                // Only the URL's own server is answered, not one a redirect leads to.
+                DigestAuthenticator(user: $0.user, password: $0.password, origins: [request.url])
+            })
         let transfer = Task {
             guard let scratch, let downloadTarget else {
                 return try await performStreamed(request, session: session.manager)

@@ -107,6 +107,12 @@ enum SessionFactory {
         tls.privateKey = .privateKey(key)
     }
 
+    private static func isReadableRegularFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && FileManager.default.isReadableFile(atPath: path)
+    }
+
     /// nil keeps the platform's default verification (when no ``caBundleVariables`` names a file).
     static func tlsConfiguration(
         verify: String, environment: [String: String] = ProcessInfo.processInfo.environment
@@ -114,11 +120,10 @@ enum SessionFactory {
         switch verify.lowercased() {
         case "yes", "true", "1":
             // The CA bundle variables httpie (through requests) and curl read, in their order.
+            // One that names no readable file (a directory, a path gone stale) is passed over,
+            // as it would fail only at a TLS handshake, and plain http never needs it.
             for name in caBundleVariables {
-                guard let path = environment[name], !path.isEmpty else { continue }
-                guard FileManager.default.isReadableFile(atPath: path) else {
-                    throw CLIError.usage("\(name)=\"\(path)\": not a readable CA bundle file")
-                }
+                guard let path = environment[name], !path.isEmpty, Self.isReadableRegularFile(path) else { continue }
                 var tls = TLSConfiguration.makeClientConfiguration()
                 tls.trustRoots = .file(path)
                 return tls

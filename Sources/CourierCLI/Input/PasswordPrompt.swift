@@ -24,13 +24,22 @@ enum PasswordPrompt {
         show("courier: password for \(user)@\(host): ", on: terminal)
         var saved = termios()
         let hasAttributes = tcgetattr(terminal, &saved) == 0
+        var previousHandlers: [(Int32, sighandler_t?)] = []
         if hasAttributes {
+            // A signal that ends the process while echo is off restores it first, as getpass does.
+            promptTerminal = terminal
+            promptSettings = saved
+            previousHandlers = Self.endingSignals.map { ($0, signal($0, restoreTerminalAndReraise)) }
             var silent = saved
             silent.c_lflag &= ~tcflag_t(ECHO)
             _ = tcsetattr(terminal, TCSAFLUSH, &silent)
         }
         defer {
-            if hasAttributes { _ = tcsetattr(terminal, TCSAFLUSH, &saved) }
+            if hasAttributes {
+                _ = tcsetattr(terminal, TCSAFLUSH, &saved)
+                for (number, handler) in previousHandlers { signal(number, handler) }
+                promptTerminal = -1
+            }
             show("\n", on: terminal)
         }
         var line: [UInt8] = []
@@ -48,6 +57,8 @@ enum PasswordPrompt {
         return String(decoding: line, as: UTF8.self)
     }
 
+    private static let endingSignals = [SIGINT, SIGTERM, SIGQUIT, SIGHUP]
+
     private static func show(_ text: String, on descriptor: Int32) {
         let bytes = Array(text.utf8)
         var offset = 0
@@ -61,4 +72,16 @@ enum PasswordPrompt {
             offset += written
         }
     }
+}
+
+/// The terminal a prompt has silenced and its settings before, for the signal handler below;
+/// written only while no such signal can be handled yet, read only by the handler.
+nonisolated(unsafe) private var promptTerminal: Int32 = -1
+nonisolated(unsafe) private var promptSettings = termios()
+
+/// Puts the terminal's echo back, then ends the process as the signal would have.
+private func restoreTerminalAndReraise(_ number: Int32) {
+    if promptTerminal >= 0 { _ = tcsetattr(promptTerminal, TCSANOW, &promptSettings) }
+    signal(number, SIG_DFL)
+    raise(number)
 }

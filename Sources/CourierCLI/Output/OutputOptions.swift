@@ -36,6 +36,13 @@ struct OutputOptions: Sendable, Equatable {
     /// the program's name), as a `--print` value; nil when none is there. httpie lets the last of
     /// them win, over the others and over `-v` (`-v -b` prints the body alone), which
     /// ArgumentParser's flags cannot tell, so the command line is read here in order.
+    /// The long options whose value may follow as the next argument.
+    private static let optionsWithValues: Set<String> = [
+        "--auth", "--auth-type", "--output", "--raw", "--session", "--session-read-only", "--boundary", "--timeout",
+        "--max-time", "--verify", "--cert", "--cert-key", "--max-redirects", "--pretty", "--progress", "--proxy",
+        "--transport", "--cache",
+    ]
+
     static func lastPrintChoice(in arguments: [String]) -> String? {
         var choice: String?
         var index = 0
@@ -54,7 +61,11 @@ struct OutputOptions: Sendable, Equatable {
                 case "--meta": choice = "m"
                 case "--print": choice = nextValue() ?? choice
                 default:
-                    if argument.hasPrefix("--print=") { choice = String(argument.dropFirst("--print=".count)) }
+                    if argument.hasPrefix("--print=") {
+                        choice = String(argument.dropFirst("--print=".count))
+                    } else if optionsWithValues.contains(argument) {
+                        _ = nextValue()  // `--raw -hb` sends "-hb"; it asks for nothing to be printed
+                    }
                 }
                 continue
             }

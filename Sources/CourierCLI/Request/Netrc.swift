@@ -6,7 +6,9 @@ import Foundation
 /// The format is a stream of whitespace-separated tokens: `machine NAME` (or `default`, for any
 /// other host) followed by `login`, `password` and `account` pairs, and `macdef NAME`, whose
 /// body runs to the next empty line. A value may be quoted with `"`, with `\` escaping the next
-/// character. Hosts match without their port, as requests matches them.
+/// character; a token that starts with `#` begins a comment to the end of its line. As Python's
+/// `netrc` (which requests reads): hosts match without their port, and a host named twice keeps
+/// its last entry.
 struct Netrc: Equatable {
     struct Entry: Equatable {
         var login: String?
@@ -26,8 +28,8 @@ struct Netrc: Equatable {
         func close() {
             guard let entry = current else { return }
             if let host = currentHost {
-                if machines[host] == nil { machines[host] = entry }
-            } else if fallback == nil {
+                machines[host] = entry
+            } else {
                 fallback = entry
             }
             current = nil
@@ -90,6 +92,7 @@ struct Netrc: Equatable {
         var escaped = false
         var newlines = 0
         var emptyLineBefore = false
+        var inComment = false
         func finish() {
             if inToken { tokens.append(Token(text: current, followsEmptyLine: emptyLineBefore)) }
             current = ""
@@ -97,6 +100,13 @@ struct Netrc: Equatable {
             emptyLineBefore = false
         }
         for character in text {
+            if inComment {
+                if character.isNewline {
+                    inComment = false
+                    newlines += 1
+                }
+                continue
+            }
             if escaped {
                 current.append(character)
                 escaped = false
@@ -109,6 +119,8 @@ struct Netrc: Equatable {
                 quoted = true
                 if newlines >= 2 { emptyLineBefore = true }
                 newlines = 0
+            } else if character == "#" && !inToken {
+                inComment = true
             } else if character.isWhitespace {
                 finish()
                 if character.isNewline { newlines += 1 }

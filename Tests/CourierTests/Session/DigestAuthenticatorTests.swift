@@ -49,15 +49,35 @@ import Testing
             DigestChallenge.first(in: [
                 #"Basic realm="x", Digest realm="a \"b\", c", nonce=n1, algorithm=SHA-512-256"#,
                 #"Newauth token68==, DIGEST Realm="r", Nonce="n2", QOP="auth-int", stale=TRUE"#,
-                #"Digest realm="r3", nonce="n3", stale=TRUE, algorithm=md5-SESS"#,
+                #"Digest realm="r0", nonce="n0", algorithm=MD5-sess"#,
+                #"Digest realm="r3", nonce="n3", stale=TRUE, algorithm=md5-SESS, qop=auth"#,
             ]))
         #expect(listed.realm == "r3")
         #expect(listed.algorithm == .md5Session)
         #expect(listed.isStale)
-        #expect(!listed.offersAuthQuality)
+        #expect(listed.offersAuthQuality)
+        // Offered both, the client takes SHA-256 (RFC 7616 §3.7).
+        let both = try #require(
+            DigestChallenge.first(in: [
+                #"Digest realm="a", nonce="1", algorithm=MD5, qop="auth""#,
+                #"Digest realm="a", nonce="1", algorithm=SHA-256, qop="auth""#,
+            ]))
+        #expect(both.algorithm == .sha256)
         let parameters = DigestChallenge.challenges(in: #"Basic realm="x", Digest realm="a \"b\", c", nonce=n1"#)
         #expect(parameters == [["realm": #"a "b", c"#, "nonce": "n1"]])
         #expect(DigestChallenge.first(in: ["Basic realm=\"x\""]) == nil)
+    }
+
+    /// Given `origins`, a challenge from anywhere else (a host a redirect led to) is not answered.
+    @Test func onlyTheGivenOriginsChallengesAreAnswered() async throws {
+        let home = try #require(URL(string: "http://127.0.0.1:9/start"))
+        let authenticator = DigestAuthenticator(user: "u", password: "p", origins: [home])
+        let elsewhere = Request(url: try #require(URL(string: "http://127.0.0.1:10/x")))
+        let challenge = ResponseHead(
+            status: .init(code: 401), headerFields: [.wwwAuthenticate: Self.exampleChallenge], url: elsewhere.url)
+        #expect(await authenticator.retry(elsewhere, response: challenge, error: nil, retryCount: 0) == .doNotRetry)
+        let there = Request(url: try #require(URL(string: "http://127.0.0.1:9/other?q")))
+        #expect(await authenticator.retry(there, response: challenge, error: nil, retryCount: 0) == .retry)
     }
 
     @Test func theInterceptorAnswersAfterAChallengeAndOnlyThere() async throws {
@@ -74,8 +94,22 @@ import Testing
         // A retry starts from the answered request: its answer is replaced, the count goes up.
         let again = try await authenticator.adapt(answered)
         #expect(again.value(forHTTPHeaderField: "Authorization")?.contains("nc=00000002") == true)
-        // Refused although answered: wrong credentials, delivered as they are; a stale nonce is retried.
+        // Refused although answered: wrong credentials, delivered as they are; a stale nonce, a
+        // new nonce, or an answer made for another target (a redirect's hop) is answered again.
         #expect(await authenticator.retry(answered, response: challenged, error: nil, retryCount: 1) == .doNotRetry)
+        let newNonce = ResponseHead(
+            status: .init(code: 401),
+            headerFields: [.wwwAuthenticate: Self.exampleChallenge.replacingOccurrences(of: "7ypf", with: "8zqg")],
+            url: request.url)
+        #expect(await authenticator.retry(answered, response: newNonce, error: nil, retryCount: 1) == .retry)
+        #expect(await authenticator.retry(answered, response: newNonce, error: nil, retryCount: 3) == .doNotRetry)
+        var hop = answered
+        hop.url = try #require(URL(string: "http://127.0.0.1:9/dir/"))
+        let hopAnswered = try await authenticator.adapt(answered)
+        hop.headerFields[.authorization] = hopAnswered.headerFields[.authorization]
+        #expect(await authenticator.retry(hop, response: newNonce, error: nil, retryCount: 1) == .retry)
+        let rehop = try await authenticator.adapt(hop)
+        #expect(rehop.value(forHTTPHeaderField: "Authorization")?.contains(#"uri="/dir/""#) == true)
         challenged = ResponseHead(
             status: .init(code: 401), headerFields: [.wwwAuthenticate: Self.exampleChallenge + ", stale=true"],
             url: request.url)

@@ -2,14 +2,21 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// HTTP Digest authentication (RFC 7616; MD5 and SHA-256, each with `-sess`, `qop=auth` or
-/// none), as a ``RequestInterceptor`` for ``SessionManager/Configuration`` or a task.
+/// none), as a ``RequestInterceptor``: the manager's (``SessionManager/init(configuration:transport:interceptor:eventMonitors:)``),
+/// whose adapter runs before each attempt.
 ///
 /// A request goes out without credentials; a 401 with a `WWW-Authenticate: Digest` challenge is
-/// sent again once, answered. The challenge is kept, so later requests answer it at once (with
-/// the nonce count going up) until the server refuses it: a `stale=true` challenge is taken up
-/// and answered again, any other 401 after an answer is delivered as it is. Only requests to the
-/// origin (scheme, host and port) that sent the challenge answer it, and a request that sets its
-/// own `Authorization` is left alone. The authenticator keeps one challenge, the last one seen.
+/// sent again, answered. The challenge is kept, so later requests answer it at once (with the
+/// nonce count going up). A 401 to an answer is answered again when it brings a new nonce, says
+/// the old one went stale, or the answer was for another target (a redirect's hop carries the
+/// answer for the request before it); a 401 to an answer of the same nonce means the
+/// credentials are wrong, and is delivered as it is. At most three answers per request.
+///
+/// Only requests to the origin (scheme, host and port) whose challenge is kept answer it, and
+/// only challenges from `origins` are taken up when it is given: without it, any server that
+/// answers a request of the manager with a challenge (one reached by a redirect too) gets an
+/// answer, a hash of the password it could try to guess from. A request whose `Authorization`
+/// is not a Digest answer is left alone.
 public final class DigestAuthenticator: RequestInterceptor, Sendable {
     private struct State {
         var challenge: DigestChallenge?
@@ -21,16 +28,20 @@ public final class DigestAuthenticator: RequestInterceptor, Sendable {
 
     private let user: String
     private let password: String
+    private let origins: Set<String>?
     private let state = NIOLockedValueBox(State())
 
-    /// Answers challenges as `user` with `password`.
-    public init(user: String, password: String) {
+    /// Answers challenges as `user` with `password`: any server's, or only those of `origins`
+    /// (their scheme, host and port; paths do not matter).
+    public init(user: String, password: String, origins: [URL]? = nil) {
         self.user = user
         self.password = password
+        self.origins = origins.map { Set($0.map(Self.origin(of:))) }
     }
 
-    /// Adds the answer to the last challenge seen, when there is one and the request has no
-    /// `Authorization` of its own (an earlier answer, which a retry starts from, is replaced).
+    /// Adds the answer to the challenge kept for the request's origin, when there is one and the
+    /// request has no `Authorization` other than an earlier Digest answer (which a retry or a
+    /// redirect starts from, and which is replaced).
     /// - Throws: nothing; the signature is ``RequestAdapter``'s.
     public func adapt(_ request: Request) async throws -> Request {
         if let own = request.value(forHTTPHeaderField: "Authorization"), !own.hasPrefix("Digest ") { return request }
@@ -50,18 +61,23 @@ public final class DigestAuthenticator: RequestInterceptor, Sendable {
         return answered
     }
 
-    /// Sends a request again, answered, after a 401 with a new Digest challenge (or a stale one).
+    /// Sends a request again, to be answered, after a 401 with a Digest challenge that its own
+    /// answer (if any) did not already meet.
     public func retry(_ request: Request, response: ResponseHead?, error: CourierError?, retryCount: Int) async
         -> RetryDecision
     {
-        guard let response, response.statusCode == 401,
+        guard let response, response.statusCode == 401, retryCount < 3,
             let challenge = DigestChallenge.first(in: response.headerFields[values: .wwwAuthenticate])
         else { return .doNotRetry }
-        let answeredBefore = request.value(forHTTPHeaderField: "Authorization")?.hasPrefix("Digest ") == true
-        // Refused although answered: the credentials are wrong, unless the nonce only went stale.
-        if answeredBefore && !challenge.isStale { return .doNotRetry }
-        guard retryCount < 3 else { return .doNotRetry }
         let origin = Self.origin(of: request.url)
+        if let origins, !origins.contains(origin) { return .doNotRetry }
+        if let answer = request.value(forHTTPHeaderField: "Authorization"), answer.hasPrefix("Digest ") {
+            let sent = DigestChallenge.challenges(in: answer).first ?? [:]
+            let sameNonce = sent["nonce"] == challenge.nonce
+            let sameTarget = sent["uri"] == Self.target(of: request.url)
+            // This very challenge was answered, and refused: the credentials are wrong.
+            if sameNonce && sameTarget && !challenge.isStale { return .doNotRetry }
+        }
         state.withLockedValue { state in
             state.challenge = challenge
             state.origin = origin
@@ -78,8 +94,9 @@ public final class DigestAuthenticator: RequestInterceptor, Sendable {
         return target
     }
 
-    private static func origin(of url: URL) -> String {
-        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port.map(String.init) ?? "")"
+    static func origin(of url: URL) -> String {
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
     private static func clientNonce() -> String {

@@ -30,15 +30,12 @@ struct DigestChallenge: Equatable, Sendable {
     /// `stale=true`: the nonce expired, the credentials were right.
     var isStale: Bool
 
-    /// The first Digest challenge in `fields`' `WWW-Authenticate` values whose algorithm is one
-    /// Courier answers; nil when there is none.
+    /// The challenge to answer among the Digest challenges of these `WWW-Authenticate` values:
+    /// the first SHA-256 one when the server offers it (RFC 7616 §3.7: the client picks the
+    /// strongest it supports), else the first Courier answers; nil when there is none.
     static func first(in values: [String]) -> DigestChallenge? {
-        for value in values {
-            for challenge in Self.challenges(in: value) {
-                if let parsed = DigestChallenge(parameters: challenge) { return parsed }
-            }
-        }
-        return nil
+        let answerable = values.flatMap(Self.challenges(in:)).compactMap(DigestChallenge.init(parameters:))
+        return answerable.first { $0.algorithm == .sha256 || $0.algorithm == .sha256Session } ?? answerable.first
     }
 
     init?(parameters: [String: String]) {
@@ -52,8 +49,10 @@ struct DigestChallenge: Equatable, Sendable {
         let qualities = (parameters["qop"] ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
-        // Only `auth` is answered; a challenge that offers nothing but `auth-int` is not.
+        // Only `auth` is answered; a challenge that offers nothing but `auth-int` is not, nor a
+        // `-sess` one without qop (its answer would hash a client nonce it cannot send).
         if parameters["qop"] != nil, !qualities.contains("auth") { return nil }
+        if algorithm.isSession, !qualities.contains("auth") { return nil }
         self.realm = realm
         self.nonce = nonce
         self.opaque = parameters["opaque"]
