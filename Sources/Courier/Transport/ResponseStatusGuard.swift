@@ -11,7 +11,7 @@ import NIOHTTP2
 /// hostile server would end the client's process. This handler sits between the response
 /// decoder and AsyncHTTPClient on every connection (an HTTP/2 stream's too), fails the
 /// exchange with ``InvalidResponseStatus`` instead, drops what else arrives and closes the
-/// connection, whose framing is not to be trusted after such a line.
+/// connection (on HTTP/2, the stream), whose framing is not to be trusted after such a line.
 final class ResponseStatusGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart
