@@ -226,49 +226,13 @@ struct RequestCommand: AsyncParsableCommand {
         var plan = try planner.plan(positionals: positionals)
         plan.explicitJSON = json
         let itemHeaders = plan.headers
-        let bearerToken = authType.lowercased() == "bearer" ? auth : nil
-        var givenCredentials = auth.flatMap { value -> (user: String, password: String)? in
-            guard bearerToken == nil else { return nil }
-            let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-        }
-        if let given = givenCredentials, auth?.contains(":") == false, !curl {
-            // As httpie: `-a user` alone asks for the password on the terminal.
-            let host = plan.url.host.map { host in plan.url.port.map { "\(host):\($0)" } ?? host } ?? ""
-            givenCredentials = (given.user, try PasswordPrompt.ask(user: given.user, host: host))
-        }
-        let usesDigest = authType.lowercased() == "digest"
-        // Digest credentials answer the server's challenge (DigestAuthenticator); they are not sent up front.
-        var digestCredentials = usesDigest ? givenCredentials : nil
-        var credentials = usesDigest ? nil : givenCredentials
         let sessionState = try (session ?? sessionReadOnly).map {
             try CLISessionState(value: $0, readOnly: sessionReadOnly != nil, url: plan.url)
         }
-        if let sessionState {
-            let commandHasAuth =
-                credentials != nil || digestCredentials != nil || bearerToken != nil || plan.url.user != nil
-                || itemHeaders.contains { $0.name.lowercased() == "authorization" }
-            let sessionAuth = sessionState.auth(commandHasAuth: commandHasAuth)
-            if let basic = sessionAuth.basic { credentials = basic }
-            if let digest = sessionAuth.digest { digestCredentials = digest }
-            plan.headers = sessionState.headers(before: itemHeaders + (sessionAuth.header.map { [$0] } ?? []))
-        }
-        if !ignoreNetrc, credentials == nil, digestCredentials == nil, bearerToken == nil, plan.url.user == nil,
-            !plan.headers.contains(where: { $0.name.lowercased() == "authorization" }), let host = plan.url.host,
-            let fromNetrc = Netrc.load()?.credentials(for: host)
-        {
-            // As requests (so httpie) does: a request without credentials of its own takes the
-            // host's, sent as the auth type asks.
-            if usesDigest { digestCredentials = fromNetrc } else { credentials = fromNetrc }
-        }
-        if let bearerToken {
-            // Like -a's Basic credentials, the token wins over an Authorization item.
-            plan.headers =
-                plan.headers.filter { $0.name.lowercased() != "authorization" } + [
-                    ("Authorization", "Bearer \(bearerToken)")
-                ]
-        }
-        var request = try RequestAssembler(auth: credentials, maxTime: maxTime).request(for: plan)
+        let credentials = try Credentials.resolve(
+            auth: auth, authType: authType, ignoresNetrc: ignoreNetrc, asksForPassword: !curl, session: sessionState,
+            plan: &plan)
+        var request = try RequestAssembler(auth: credentials.basic, maxTime: maxTime).request(for: plan)
         if let jar = sessionState?.jar, let stored = jar.cookieHeaderValue(for: request.url) {
             if let given = request.value(forHTTPHeaderField: "Cookie") {
                 try? request.setValue(
@@ -293,7 +257,7 @@ struct RequestCommand: AsyncParsableCommand {
                 follow: follow || download, maxRedirects: maxRedirects, verify: verify, certificate: cert,
                 certificateKey: certKey, http1Only: http1, proxies: proxy, scheme: request.url.scheme ?? "http",
                 compressed: asksForCompression && request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
-                download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs, digest: digestCredentials,
+                download: download, outputPath: output, resume: resume, pathAsIs: pathAsIs, digest: credentials.digest,
                 idleTimeout: timeout)
             let chunkedHeader = chunked ? ["-H", "Transfer-Encoding: chunked"] : []
             try StandardStreams.writeOut(request.curlDescription(adding: chunkedHeader + options.arguments) + "\n")
@@ -317,7 +281,7 @@ struct RequestCommand: AsyncParsableCommand {
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
             cookieStorage: sessionState?.jar, stream: stream, asksForCompression: asksForCompression,
-            warnsOfStatus: quiet < 2, reportsSaving: quiet == 0, digestCredentials: digestCredentials,
+            warnsOfStatus: quiet < 2, reportsSaving: quiet == 0, digestCredentials: credentials.digest,
             showsRedirects: all || verbose > 0)
         let status = try await exchange.run(interrupts: InterruptWatch())
         if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {
@@ -325,10 +289,7 @@ struct RequestCommand: AsyncParsableCommand {
             let separated = outputOptions.responseBody || outputOptions.responseHeaders
             try StandardStreams.writeOut(separated ? "\n" + section : section)
         }
-        let savedAuth =
-            bearerToken.map { (type: "bearer", raw: $0) }
-            ?? givenCredentials.map { (type: usesDigest ? "digest" : "basic", raw: "\($0.user):\($0.password)") }
-        try sessionState?.save(headerItems: itemHeaders, auth: savedAuth, url: plan.url)
+        try sessionState?.save(headerItems: itemHeaders, auth: credentials.forSession, url: plan.url)
         if status != .success { throw CommandExit(code: status.rawValue) }
     }
 
