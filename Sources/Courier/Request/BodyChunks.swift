@@ -9,6 +9,9 @@ public struct BodyChunks: AsyncSequence, Sendable {
     public typealias Element = ByteBuffer
 
     private let makeIteratorClosure: @Sendable () -> AsyncIterator
+    /// Set by a transport whose body can write itself into a download's file on the thread that
+    /// reads it (``BodyFileSink``); nil for any other body, and lost by any wrapper (a decoder).
+    var fileWriter: (any BodyFileWriting)?
 
     /// Erases `sequence`.
     public init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element == ByteBuffer {
@@ -25,8 +28,9 @@ public struct BodyChunks: AsyncSequence, Sendable {
 
     /// Wraps a closure that makes each iterator; one closure fewer per body than
     /// ``init(makeNext:)``, for transports that make a body per response.
-    init(makeIterator: @escaping @Sendable () -> AsyncIterator) {
+    init(makeIterator: @escaping @Sendable () -> AsyncIterator, fileWriter: (any BodyFileWriting)? = nil) {
         self.makeIteratorClosure = makeIterator
+        self.fileWriter = fileWriter
     }
 
     public func makeAsyncIterator() -> AsyncIterator { makeIteratorClosure() }

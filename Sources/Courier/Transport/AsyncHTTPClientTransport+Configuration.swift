@@ -81,6 +81,19 @@ extension AsyncHTTPClientTransport {
         /// stream over loopback it took `stream(_:)` from 0.7–0.9× curl's rate to 1.1–1.6×
         /// (BENCHMARKS.md). Turn it off to keep the kernel's default of waking on every arrival.
         public var raisesReceiveLowWaterMark: Bool = true
+        /// Let the event loop that reads a download's connection write its file too, as curl and
+        /// a plain `recv()` + `write()` loop do: on by default.
+        ///
+        /// A download's first write is made on its task; when it took under 20 ms, the rest of
+        /// the body is written on the event loop as it arrives, one thread doing what took two
+        /// (1 GiB to disk on two cores: about 1.0× a C `recv()` + `write()` loop's rate instead of
+        /// 0.8× over plain HTTP, and about 1.5× the rate it had over TLS; BENCHMARKS.md). The first
+        /// write there that takes longer (dirty-page throttling, a slow or remote file system)
+        /// gives the rest back to the task, so a download holds up its event loop for at most one
+        /// slow write. Download progress is then reported from the event loop. A paused task, a
+        /// `didReceiveData` hook and a decoded body keep the writes on the task. Turn it off to
+        /// keep every file write off the event loops.
+        public var writesDownloadsOnEventLoop: Bool = true
 
         /// The default configuration.
         public init() {}

@@ -42,7 +42,7 @@ extension AsyncHTTPClientTransport {
     func sendThroughDelegate(
         _ request: Request, via client: HTTPClient, deadline: NIODeadline?,
         uploadProgress: (@Sendable (Int64) -> Void)?, cancellation: ExchangeCancellation,
-        recorder: ExchangeRecorder? = nil, readAheadLimit: Int? = nil,
+        recorder: ExchangeRecorder? = nil, readAheadLimit: Int? = nil, lendsFiles: Bool = false,
         makeBody: () throws -> (HTTPClient.Body?, FileRegionBody?)
     ) async throws -> TransportResponse {
         let url = request.url
@@ -104,15 +104,16 @@ extension AsyncHTTPClientTransport {
             }
             let head = Self.responseHead(
                 status: responseHead.status, headers: responseHead.headers, url: url, version: responseHead.version)
-            let chunks = BodyChunks(makeIterator: {
-                BodyChunks.AsyncIterator {
-                    do {
-                        return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
-                    } catch {
-                        throw Self.courierError(from: error, url: url)
+            let chunks = BodyChunks(
+                makeIterator: {
+                    BodyChunks.AsyncIterator {
+                        do {
+                            return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
+                        } catch {
+                            throw Self.courierError(from: error, url: url)
+                        }
                     }
-                }
-            })
+                }, fileWriter: lendsFiles ? exchange : nil)
             // The delegate alone, not the exchange: a kept control must not keep an exchange
             // whose body was dropped from being cancelled.
             return self.response(
@@ -132,7 +133,7 @@ extension AsyncHTTPClientTransport {
 
 /// A request sent through the delegate API and its response stream. Dropping the last reference
 /// before the response has ended cancels the request, as dropping an async response body does.
-private final class DelegatedExchange: Sendable {
+private final class DelegatedExchange: BodyFileWriting {
     let task: HTTPClient.Task<Void>
     let delegate: StreamingResponseDelegate
 
@@ -143,5 +144,9 @@ private final class DelegatedExchange: Sendable {
 
     deinit {
         if !delegate.isComplete { task.cancel() }
+    }
+
+    func writeRest(to sink: BodyFileSink) async throws {
+        try await delegate.writeRest(to: sink, task: task)
     }
 }

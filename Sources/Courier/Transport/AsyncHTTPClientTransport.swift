@@ -151,7 +151,8 @@ public final class AsyncHTTPClientTransport: Transport {
             // Plain HTTP only, where AsyncHTTPClient never speaks HTTP/2.
             return try await sendThroughDelegate(
                 request, via: delegateClient, deadline: deadline, uploadProgress: uploadProgress,
-                cancellation: context.cancellation, recorder: context.recorder, readAheadLimit: context.readAheadLimit
+                cancellation: context.cancellation, recorder: context.recorder, readAheadLimit: context.readAheadLimit,
+                lendsFiles: lendsFiles(context)
             ) {
                 let body = try FileRegionBody(segments: segments)
                 return (body.makeBody(), body)
@@ -168,7 +169,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 via: delegateClient(for: request, carrying: bytes, readIncrementally: context.readsBodyIncrementally),
                 deadline: deadline,
                 uploadProgress: uploadProgress, cancellation: context.cancellation, recorder: context.recorder,
-                readAheadLimit: context.readAheadLimit
+                readAheadLimit: context.readAheadLimit, lendsFiles: lendsFiles(context)
             ) {
                 (bytes.map { .byteBuffer($0) }, nil)
             }
@@ -244,6 +245,12 @@ public final class AsyncHTTPClientTransport: Transport {
         case "http", "http+unix", "unix": return delegateClient
         default: return bodyDelegateClient
         }
+    }
+
+    /// Whether the response body may write a download's file on the event loop
+    /// (``Configuration/writesDownloadsOnEventLoop``): a body read as it arrives.
+    private func lendsFiles(_ context: ExchangeContext) -> Bool {
+        configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally
     }
 
     /// The body's segments when it can go out with sendfile: plain HTTP (TLS encrypts in user

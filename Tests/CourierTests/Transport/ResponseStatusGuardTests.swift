@@ -23,7 +23,7 @@ struct ResponseStatusGuardTests {
         #expect(throws: InvalidResponseStatus(code: code)) { try channel.writeInbound(Self.head(code)) }
         #expect(!channel.isActive)
         // What follows on the connection is dropped, not passed on.
-        try? channel.writeInbound(HTTPClientResponsePart.body(ByteBuffer(string: "ok")))
+        _ = try? channel.writeInbound(HTTPClientResponsePart.body(ByteBuffer(string: "ok")))
         #expect(try channel.readInbound(as: HTTPClientResponsePart.self) == nil)
     }
 

@@ -46,6 +46,13 @@ enum CourierSession {
         case "off": configuration.raisesReceiveLowWaterMark = false
         case let other: throw BenchError("--low-water-mark takes on or off, not \(other)")
         }
+        // `--event-loop-writes off`: a download's file written on its task only (an A/B switch for
+        // `Configuration.writesDownloadsOnEventLoop`, which the table's rows keep on).
+        switch options.string("event-loop-writes", default: "on") {
+        case "on": configuration.writesDownloadsOnEventLoop = true
+        case "off": configuration.writesDownloadsOnEventLoop = false
+        case let other: throw BenchError("--event-loop-writes takes on or off, not \(other)")
+        }
         // The HTTP/2 download rows: `--ca PEM` trusts only the test server's certificate, and
         // `--http2 off` keeps the exchange on HTTP/1.1 over the same TLS server.
         let ca = options.string("ca", default: "")

@@ -58,6 +58,21 @@ extension SessionTask {
         return collected.readData(length: collected.readableBytes, byteTransferStrategy: .automatic) ?? Data()
     }
 
+    /// What a lent download file (``BodyFileSink``) reports after each write, on the event loop:
+    /// the progress, and whether the file may stay lent (not while the task is paused or stopping).
+    private func lentFileDidWrite(_ size: Int64, of total: Int64?) -> Bool {
+        let now = machine.withLockedValue { machine in
+            (
+                progress: machine.downloadProgress.advance(completed: size, total: total),
+                keepsGoing: !machine.isPaused && !machine.mustStop
+            )
+        }
+        guard let progress = now.progress, let handler = downloadProgressHandler else { return now.keepsGoing }
+        // The handler may have paused or cancelled the task.
+        handler(progress)
+        return machine.withLockedValue { !$0.isPaused && !$0.mustStop }
+    }
+
     private func tooLarge(head: ResponseHead, request: Request, cap: Int, size: String) -> CourierError {
         CourierError(
             .responseTooLarge,
@@ -91,11 +106,23 @@ extension SessionTask {
         do {
             if startOffset > 0 { reportDownload(completed: startOffset, total: total) }
             var iterator = body.makeAsyncIterator()
+            // A hook that sees every chunk needs them here, on the task.
+            var lender = didReceiveData == nil ? body.fileWriter : nil
             try await waitWhileSuspended()
             while let chunk = try await iterator.next() {
                 didReceiveData?(self, chunk)
+                let started = lender == nil ? nil : NIODeadline.now()
                 try file.write(chunk)
+                let keptUp = started.map { NIODeadline.now() - $0 < BodyFileSink.stallLimit } ?? false
                 try await waitWhileSuspended(reportingDownload: file.bytesWritten, of: total)
+                // The file is lent only when this first write showed that writes keep up.
+                if let writer = lender {
+                    lender = nil
+                    guard keptUp else { continue }
+                    try await writer.writeRest(
+                        to: BodyFileSink(file: file) { [self] size in self.lentFileDidWrite(size, of: total) })
+                    try await waitWhileSuspended(reportingDownload: file.bytesWritten, of: total)
+                }
             }
             try commit()
             let received = file.bytesWritten - startOffset

@@ -1,0 +1,164 @@
+import CourierTestServer
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import Courier
+
+/// A download's file lent to the event loop that reads the body (``BodyFileSink``): every byte
+/// lands in order whoever writes it, the file comes back when asked or when the body ends, a
+/// failed write is a typed error that cancels the exchange, and no file is lent where the
+/// transport should not write on its loop.
+@Suite("Downloads written on the event loop")
+struct EventLoopFileWritesTests {
+    static let incremental = ExchangeContext(readsBodyIncrementally: true)
+
+    /// What a sink saw: each file size it was told of, and whether each call came on an event loop.
+    final class Writes: Sendable {
+        private let calls = NIOLockedValueBox<[(size: Int64, onEventLoop: Bool)]>([])
+        private let keepsFile: @Sendable (Int) -> Bool
+
+        /// `keepsFile` answers for the n-th call, from 0.
+        init(keepsFile: @escaping @Sendable (Int) -> Bool = { _ in true }) { self.keepsFile = keepsFile }
+
+        func sink(for file: DownloadFile) -> BodyFileSink {
+            BodyFileSink(file: file) { size in
+                let count = self.calls.withLockedValue { calls in
+                    calls.append((size, MultiThreadedEventLoopGroup.currentEventLoop != nil))
+                    return calls.count - 1
+                }
+                return self.keepsFile(count)
+            }
+        }
+
+        var sizes: [Int64] { calls.withLockedValue { $0.map(\.size) } }
+        var allOnEventLoop: Bool { calls.withLockedValue { $0.allSatisfy(\.onEventLoop) } }
+    }
+
+    /// A 3 MiB body under the 1 MiB read-ahead: the socket pauses before the file is lent, so the
+    /// loop writes what waited and then each part as it arrives.
+    @Test(.timeLimit(.minutes(1)))
+    func aLentFileGetsTheRestOfTheBodyInOrderOnTheEventLoop() async throws {
+        try await withTransport { server, transport, directory in
+            let url = server.url("/bytes/\(3 << 20)?seed=11")
+            let response = try await transport.send(Request(url: url), context: Self.incremental)
+            let writer = try #require(response.body.fileWriter)
+            let file = try DownloadFile(directory: directory)
+            var iterator = response.body.makeAsyncIterator()
+            let first = try #require(try await iterator.next())
+            try file.write(first)
+            let writes = Writes()
+            try await writer.writeRest(to: writes.sink(for: file))
+            #expect(try await iterator.next() == nil)
+            file.closeDescriptor()
+
+            #expect(!writes.sizes.isEmpty)
+            #expect(writes.allOnEventLoop)
+            #expect(writes.sizes == writes.sizes.sorted())
+            #expect(writes.sizes.last == 3 << 20)
+            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 3 << 20, seed: 11)))
+            file.discard()
+        }
+    }
+
+    /// A sink that asks for the rest after its first write (what a paused task's does) gets it
+    /// through the body's iterator, from the part after the last one written.
+    @Test(.timeLimit(.minutes(1)))
+    func aFileGivenBackEarlyGetsTheRestThroughTheIterator() async throws {
+        try await withTransport { server, transport, directory in
+            let url = server.url("/bytes/\(5 << 20)?seed=12")
+            let response = try await transport.send(Request(url: url), context: Self.incremental)
+            let writer = try #require(response.body.fileWriter)
+            let file = try DownloadFile(directory: directory)
+            let writes = Writes(keepsFile: { _ in false })
+            try await writer.writeRest(to: writes.sink(for: file))
+            #expect(writes.sizes.count <= 1)
+            for try await chunk in response.body { try file.write(chunk) }
+            file.closeDescriptor()
+            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 5 << 20, seed: 12)))
+            file.discard()
+        }
+    }
+
+    /// A body that ended before the lend keeps its parts for the reader, which writes them.
+    @Test(.timeLimit(.minutes(1)))
+    func aBodyThatEndedBeforeTheLendIsReadAsUsual() async throws {
+        try await withTransport { server, transport, directory in
+            let url = server.url("/bytes/1000?seed=13")
+            let response = try await transport.send(Request(url: url), context: Self.incremental)
+            let writer = try #require(response.body.fileWriter)
+            let file = try DownloadFile(directory: directory)
+            // A moment for the end to arrive; should it come later, the file is lent first and
+            // given back at the end, and the bytes must be the same either way.
+            try await Task.sleep(for: .milliseconds(50))
+            try await writer.writeRest(to: Writes().sink(for: file))
+            for try await chunk in response.body { try file.write(chunk) }
+            file.closeDescriptor()
+            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 1000, seed: 13)))
+            file.discard()
+        }
+    }
+
+    /// `/dev/full` fails every write with ENOSPC: the lend ends with `.downloadFailed` naming the
+    /// file, and the endless body's exchange is cancelled, its connection closed.
+    @Test(.timeLimit(.minutes(1)))
+    func aFailedWriteOnTheLoopIsATypedErrorAndCancelsTheExchange() async throws {
+        try await withTransport { server, transport, directory in
+            let url = server.url("/stream-bytes/\(1 << 30)")
+            let response = try await transport.send(Request(url: url), context: Self.incremental)
+            let writer = try #require(response.body.fileWriter)
+            let full = try DownloadFile(directory: directory, appendingTo: URL(fileURLWithPath: "/dev/full"))
+            let error = await expectCode(.downloadFailed) { try await writer.writeRest(to: Writes().sink(for: full)) }
+            #expect(error?.offendingInput == "/dev/full")
+            await #expect(throws: (any Error).self) { for try await _ in response.body {} }
+            let settled = try await server.stats(when: { $0.connectionsOpen == 0 })
+            #expect(settled.connectionsOpen == 0)
+        }
+    }
+
+    /// Cancelling the task that waits for a lent file cancels the exchange and gives the file
+    /// back; the iterator then reports the cancel.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheWaitingTaskCancelsTheExchange() async throws {
+        try await withTransport { server, transport, directory in
+            let url = server.url("/stream-bytes/\(64 << 30)")
+            let response = try await transport.send(Request(url: url), context: Self.incremental)
+            let writer = try #require(response.body.fileWriter)
+            let file = try DownloadFile(directory: directory)
+            let writes = Writes()
+            let sink = writes.sink(for: file)
+            let waiting = Task { try await writer.writeRest(to: sink) }
+            while writes.sizes.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            waiting.cancel()
+            try await waiting.value
+            await expectCode(.cancelled) { for try await _ in response.body {} }
+            let settled = try await server.stats(when: { $0.connectionsOpen == 0 })
+            #expect(settled.connectionsOpen == 0)
+            file.discard()
+        }
+    }
+
+    /// No file is lent for a body read whole, when the configuration says no, or for a body the
+    /// transport decodes (the decoder's chunks are not the connection's parts).
+    @Test(.timeLimit(.minutes(1)))
+    func noFileIsLentWhereTheLoopShouldNotWrite() async throws {
+        try await withTransport { server, _, _ in
+            var off = AsyncHTTPClientTransport.Configuration()
+            off.writesDownloadsOnEventLoop = false
+            let reluctant = AsyncHTTPClientTransport(configuration: off)
+            let regular = AsyncHTTPClientTransport()
+            do {
+                let bytes = server.url("/bytes/100")
+                #expect(try await regular.send(Request(url: bytes), context: ExchangeContext()).body.fileWriter == nil)
+                #expect(try await reluctant.send(Request(url: bytes), context: Self.incremental).body.fileWriter == nil)
+                let gzip = try await regular.send(Request(url: server.url("/gzip")), context: Self.incremental)
+                #expect(gzip.bodyIsDecoded)
+                #expect(gzip.body.fileWriter == nil)
+            }
+            try await reluctant.shutdown()
+            try await regular.shutdown()
+        }
+    }
+}
