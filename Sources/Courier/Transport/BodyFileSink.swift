@@ -21,22 +21,25 @@ final class BodyFileSink: @unchecked Sendable {
 
     /// The file the body goes to.
     let file: DownloadFile
+    /// ``stallLimit``, or a test's own.
+    let writeTimeLimit: TimeAmount
     /// Called on the event loop after each write with the file's size; false gives the rest of
     /// the body back to the task (which then waits while the task is paused, or stops).
     let didWrite: @Sendable (Int64) -> Bool
 
-    init(file: DownloadFile, didWrite: @escaping @Sendable (Int64) -> Bool) {
+    init(file: DownloadFile, writeTimeLimit: TimeAmount = stallLimit, didWrite: @escaping @Sendable (Int64) -> Bool) {
         self.file = file
+        self.writeTimeLimit = writeTimeLimit
         self.didWrite = didWrite
     }
 
     /// Writes `buffer` and says whether the file may stay lent: the write took less than
-    /// ``stallLimit`` and ``didWrite`` agreed.
+    /// `writeTimeLimit` and ``didWrite`` agreed.
     /// - Throws: ``CourierError`` `.downloadFailed` from the file.
     func write(_ buffer: ByteBuffer) throws -> Bool {
         let started = NIODeadline.now()
         try file.write(buffer)
-        let fast = NIODeadline.now() - started < Self.stallLimit
+        let fast = NIODeadline.now() - started < writeTimeLimit
         return didWrite(file.bytesWritten) && fast
     }
 }

@@ -23,8 +23,8 @@ struct EventLoopFileWritesTests {
         /// `keepsFile` answers for the n-th call, from 0.
         init(keepsFile: @escaping @Sendable (Int) -> Bool = { _ in true }) { self.keepsFile = keepsFile }
 
-        func sink(for file: DownloadFile) -> BodyFileSink {
-            BodyFileSink(file: file) { size in
+        func sink(for file: DownloadFile, writeTimeLimit: TimeAmount = BodyFileSink.stallLimit) -> BodyFileSink {
+            BodyFileSink(file: file, writeTimeLimit: writeTimeLimit) { size in
                 let count = self.calls.withLockedValue { calls in
                     calls.append((size, MultiThreadedEventLoopGroup.currentEventLoop != nil))
                     return calls.count - 1
@@ -78,6 +78,28 @@ struct EventLoopFileWritesTests {
             for try await chunk in response.body { try file.write(chunk) }
             file.closeDescriptor()
             #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 5 << 20, seed: 12)))
+            file.discard()
+        }
+    }
+
+    /// A write slower than the limit (here every write, under a limit of zero) gives the file
+    /// back after it, though the sink would keep it: the event loop waits on at most one.
+    @Test(.timeLimit(.minutes(1)))
+    func aStalledWriteGivesTheFileBack() async throws {
+        try await withTransport { server, transport, directory in
+            let url = server.url("/bytes/\(5 << 20)?seed=14")
+            let response = try await transport.send(Request(url: url), context: Self.incremental)
+            let writer = try #require(response.body.fileWriter)
+            let file = try DownloadFile(directory: directory)
+            var iterator = response.body.makeAsyncIterator()
+            let first = try #require(try await iterator.next())
+            try file.write(first)
+            let writes = Writes()
+            try await writer.writeRest(to: writes.sink(for: file, writeTimeLimit: .zero))
+            #expect(writes.sizes.count == 1)
+            while let chunk = try await iterator.next() { try file.write(chunk) }
+            file.closeDescriptor()
+            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 5 << 20, seed: 14)))
             file.discard()
         }
     }
