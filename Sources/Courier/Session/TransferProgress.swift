@@ -28,7 +28,9 @@ public struct TransferProgress: Sendable, Hashable {
     }
 }
 
-/// Receives progress reports; called on whatever task the transfer runs on, so keep it quick.
+/// Receives progress reports; called on whatever thread moves the bytes (the session's task, or
+/// the transport's event loop for uploads and for downloads it writes there), so keep it quick
+/// and never block in it.
 public typealias ProgressHandler = @Sendable (TransferProgress) -> Void
 
 /// Keeps reported progress monotone: a resend after a redirect or retry starts counting again
