@@ -42,6 +42,44 @@ import Testing
         #expect(OutputOptions.lastPrintChoice(in: arguments) == expected)
     }
 
+    /// The command line in order: long options with their values (joined by `=` or following),
+    /// short clusters split into letters, a value never read as options, nothing after `--`.
+    @Test func optionsAreReadInTheOrderTyped() {
+        let items = OptionSequence.items(in: [
+            "--pretty", "format", "-hb", "--raw", "-v", "--sorted", "-pHh", "-a", "u:p", "x.org",
+            "--format-options=a.b:1",
+            "--", "--unsorted",
+        ])
+        #expect(
+            items == [
+                .long("--pretty", value: "format"), .short("h", value: nil), .short("b", value: nil),
+                .long("--raw", value: "-v"), .long("--sorted", value: nil), .short("p", value: "Hh"),
+                .short("a", value: "u:p"), .long("--format-options", value: "a.b:1"),
+            ])
+    }
+
+    /// httpie's format options: its defaults, each key, `--sorted` and `--unsorted` applied in the
+    /// order typed among `--format-options` values.
+    @Test func formatOptionsApplyInOrder() throws {
+        #expect(try FormatOptions.resolve(in: []) == FormatOptions())
+        let custom = try FormatOptions.resolve(in: [
+            "--unsorted", "--format-options=json.indent:2,headers.sort:true", "--format-options", "json.format:false",
+        ])
+        #expect(custom.sortsHeaders && !custom.sortsJSONKeys && custom.jsonIndent == 2 && !custom.formatsJSON)
+        let resorted = try FormatOptions.resolve(in: ["--format-options=json.sort_keys:false", "--sorted"])
+        #expect(resorted.sortsJSONKeys && resorted.sortsHeaders)
+        let xml = try FormatOptions.resolve(in: ["--format-options=XML.Format:False,xml.indent:8"])
+        #expect(!xml.formatsXML && xml.xmlIndent == 8)
+    }
+
+    @Test(arguments: [
+        "json.indent:x", "json.indent:true", "json.indent:65", "headers.sort:1", "json.foo:true", "jsonindent:2",
+        "json.indent", "a.b.c:1", "json.indent:2,", "",
+    ])
+    func malformedFormatOptionsAreUsageErrors(_ value: String) {
+        #expect(throws: CLIError.self) { try FormatOptions.resolve(in: ["--format-options", value]) }
+    }
+
     /// With `--verify` left at yes, the CA bundle variables of requests and curl replace the
     /// system's roots, the first that names a readable file winning.
     @Test func caBundleVariablesAreRead() throws {

@@ -84,6 +84,32 @@ import Testing
         #expect(courierView == httpieView, "arguments: \(arguments)")
     }
 
+    /// What each tool prints under `--pretty=format` and the format options: headers sorted or
+    /// not, JSON reindented, its keys sorted or not, left as it came (`Date` and `Server` removed).
+    @Test(arguments: [
+        ["--pretty=format"], ["--pretty=format", "--unsorted"],
+        ["--pretty=format", "--format-options=json.indent:2,json.sort_keys:false"],
+        ["--pretty=format", "--unsorted", "--format-options=headers.sort:true"],
+        ["--pretty=format", "--format-options", "json.indent:0", "--sorted"],
+        ["--pretty=format", "--sorted", "--format-options=json.format:false"],
+    ])
+    func formattedOutputIsPrintedTheSame(options: [String]) async throws {
+        guard let setup = try Self.setup() else { return }
+        let arguments =
+            ["--ignore-stdin", "--print=hb"] + options + ["\(setup.httpbin)/response-headers?Zeta=1&alpha=2&Beta=3"]
+        let courier = try await CourierProcess.run(arguments)
+        let httpie = try await Self.runHttpieOffThePool(setup.httpie, arguments)
+        #expect(courier.status == 0, "courier: \(courier.stderr)")
+        #expect(httpie.status == 0, "http: \(httpie.stderr)")
+        func view(_ output: Data) -> String {
+            // CRLF is one Character to Swift, so lines are split on any line end.
+            String(decoding: output, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                .filter { !$0.hasPrefix("Date:") && !$0.hasPrefix("Server:") }.joined(separator: "\n")
+        }
+        #expect(view(courier.stdout) == view(httpie.stdout), "\(options)")
+        #expect(view(courier.stdout).contains("alpha"))
+    }
+
     /// A session written by one tool is used by the other: headers, auth and cookies arrive the same.
     @Test func sessionsCarryTheSameStateAcrossBothTools() async throws {
         guard let setup = try Self.setup() else { return }

@@ -155,6 +155,24 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "all, colors, format or none (default: all on a terminal, else none).")
     var pretty: String?
 
+    // These three are declared for parsing and help; `FormatOptions.resolve(in:)` reads them
+    // from the command line in the order typed, as httpie applies them.
+    @Option(
+        name: .customLong("format-options"),
+        help: ArgumentHelp(
+            "How formatted output lays out headers and JSON: headers.sort, json.format, json.indent, json.sort_keys, xml.format, xml.indent (e.g. json.indent:2,headers.sort:false).",
+            valueName: "options"))
+    var formatOptions: [String] = []
+
+    @Flag(help: "Sort headers and JSON keys in formatted output (the default).")
+    var sorted = false
+
+    @Flag(
+        help:
+            "Keep headers and JSON keys in the order they came (--format-options=headers.sort:false,json.sort_keys:false)."
+    )
+    var unsorted = false
+
     @Flag(
         name: [.customShort("d"), .long],
         help: "Download the response body to a file (follows redirects, exits 3/4/5 as --check-status).")
@@ -242,7 +260,9 @@ struct RequestCommand: AsyncParsableCommand {
                 try? request.setValue(stored, forHTTPHeaderField: "Cookie")
             }
         }
-        let printer = MessagePrinter(pretty: prettyOption, stdoutIsTerminal: terminal.stdoutIsTerminal)
+        let printer = MessagePrinter(
+            pretty: prettyOption, stdoutIsTerminal: terminal.stdoutIsTerminal,
+            format: try FormatOptions.resolve(in: Array(CommandLine.arguments.dropFirst())))
         // A malformed --proxy is a usage error even when nothing is sent (--offline, --curl), as
         // any other malformed option is; the environment is read only when a request goes out.
         if !proxy.isEmpty { _ = try ProxyOption.resolve(proxy, environment: [:]) }

@@ -43,7 +43,8 @@ extension Exchange {
         if output.responseBody {
             let contentType = head.value(forHTTPHeaderField: "Content-Type")
             if stream || head.mimeType == "text/event-stream" {
-                let lines = StreamedBodyPrinter(pretty: printer.pretty, stdoutIsTerminal: printer.stdoutIsTerminal)
+                let lines = StreamedBodyPrinter(
+                    pretty: printer.pretty, stdoutIsTerminal: printer.stdoutIsTerminal, format: printer.format)
                 try await lines.write(response.body, contentType: contentType)
             } else {
                 try await printer.writeBody(response.body, contentType: contentType)

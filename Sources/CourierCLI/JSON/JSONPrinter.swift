@@ -1,44 +1,48 @@
 /// Writes ``OrderedJSON``s back as text: compact as httpie sends them (`{"a": "1", "b": 2}`), or
-/// indented by four with sorted keys as httpie shows them, optionally in ANSI colours.
+/// indented with sorted keys as httpie shows them, optionally in ANSI colours.
 struct JSONPrinter {
-    /// Indent by four spaces and sort object keys (httpie's `--pretty=format`).
+    /// One member or element per line, indented by ``indent`` (httpie's `--pretty=format`).
     var pretty: Bool
     /// ANSI colours (httpie's `--pretty=colors`).
     var colors: Bool
+    /// Spaces per level when ``pretty`` (httpie's `json.indent`).
+    var indent = 4
+    /// Object keys in order when ``pretty`` (httpie's `json.sort_keys`).
+    var sortsKeys = true
 
     /// The text for `value`.
     func string(for value: OrderedJSON) -> String {
         var output = ""
-        write(value, indent: 0, into: &output)
+        write(value, level: 0, into: &output)
         return output
     }
 
-    private func write(_ value: OrderedJSON, indent: Int, into output: inout String) {
+    private func write(_ value: OrderedJSON, level: Int, into output: inout String) {
         switch value {
         case .object(let members):
             if members.isEmpty { output += "{}"; return }
             let ordered =
-                pretty
+                pretty && sortsKeys
                 ? members.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) } : members
             output += "{"
             for (position, member) in ordered.enumerated() {
                 if position > 0 { output += pretty ? "," : ", " }
-                if pretty { output += "\n" + String(repeating: " ", count: indent + 4) }
+                if pretty { output += "\n" + String(repeating: " ", count: level + self.indent) }
                 output += paint(quoted(member.key), ANSI.key)
                 output += ": "
-                write(member.value, indent: indent + 4, into: &output)
+                write(member.value, level: level + self.indent, into: &output)
             }
-            if pretty { output += "\n" + String(repeating: " ", count: indent) }
+            if pretty { output += "\n" + String(repeating: " ", count: level) }
             output += "}"
         case .array(let elements):
             if elements.isEmpty { output += "[]"; return }
             output += "["
             for (position, element) in elements.enumerated() {
                 if position > 0 { output += pretty ? "," : ", " }
-                if pretty { output += "\n" + String(repeating: " ", count: indent + 4) }
-                write(element, indent: indent + 4, into: &output)
+                if pretty { output += "\n" + String(repeating: " ", count: level + self.indent) }
+                write(element, level: level + self.indent, into: &output)
             }
-            if pretty { output += "\n" + String(repeating: " ", count: indent) }
+            if pretty { output += "\n" + String(repeating: " ", count: level) }
             output += "]"
         case .string(let text): output += paint(quoted(text), ANSI.string)
         case .number(let text): output += paint(text, ANSI.number)
@@ -74,6 +78,17 @@ struct JSONPrinter {
             }
         }
         return output + "\""
+    }
+}
+
+extension JSONPrinter {
+    /// The printer for a JSON body under `pretty` and `format`: reindented when formatting and
+    /// `json.format` ask for it, coloured when colours do; nil when neither, for a body left as
+    /// it arrived.
+    init?(pretty: PrettyOption, format: FormatOptions) {
+        let reindents = pretty.format && format.formatsJSON
+        guard reindents || pretty.colors else { return nil }
+        self.init(pretty: reindents, colors: pretty.colors, indent: format.jsonIndent, sortsKeys: format.sortsJSONKeys)
     }
 }
 

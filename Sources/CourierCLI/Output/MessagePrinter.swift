@@ -22,11 +22,13 @@ struct MessagePrinter: Sendable {
 
     var pretty: PrettyOption
     var stdoutIsTerminal: Bool
+    /// How formatted output lays out headers and JSON (`--format-options`, `--sorted`).
+    var format = FormatOptions()
 
     /// The request line and headers as they go on the wire, with the Host, Content-Length or
     /// Transfer-Encoding that the transport adds.
     func requestHead(_ request: Request, chunked: Bool) -> String {
-        var lines = [startLine(method: request.method.rawValue, target: Self.target(of: request.url))]
+        var lines: [(name: String, text: String)] = []
         var fields = request.headerFields
         if !request.body.isEmpty, fields[.contentLength] == nil, fields[.transferEncoding] == nil {
             if !chunked, let length = request.body.contentLength {
@@ -46,14 +48,28 @@ struct MessagePrinter: Sendable {
         for field in fields {
             if field.name == .cookie, cookies.count > 1 {
                 if !cookieShown {
-                    lines.append(headerLine(HTTPField(name: .cookie, value: cookies.joined(separator: "; "))))
+                    let joined = HTTPField(name: .cookie, value: cookies.joined(separator: "; "))
+                    lines.append((joined.name.rawName, headerLine(joined)))
                 }
                 cookieShown = true
                 continue
             }
-            lines.append(headerLine(field))
+            lines.append((field.name.rawName, headerLine(field)))
         }
-        return lines.joined(separator: "\r\n") + "\r\n\r\n"
+        return head(startLine(method: request.method.rawValue, target: Self.target(of: request.url)), lines)
+    }
+
+    /// The start line and the header lines, sorted by name when formatted output asks for it
+    /// (httpie's `headers.sort`: a stable sort, names compared as they are written).
+    private func head(_ startLine: String, _ headers: [(name: String, text: String)]) -> String {
+        var headers = headers
+        if pretty.format, format.sortsHeaders {
+            headers = headers.enumerated().sorted { left, right in
+                if left.element.name == right.element.name { return left.offset < right.offset }
+                return left.element.name.unicodeScalars.lexicographicallyPrecedes(right.element.name.unicodeScalars)
+            }.map(\.element)
+        }
+        return ([startLine] + headers.map(\.text)).joined(separator: "\r\n") + "\r\n\r\n"
     }
 
     /// The status line and headers of a response.
@@ -68,9 +84,7 @@ struct MessagePrinter: Sendable {
                 head.statusCode < 300 ? ANSI.statusOK : head.statusCode < 400 ? ANSI.statusRedirect : ANSI.statusError
             status = color + status + ANSI.reset
         }
-        var lines = [status]
-        for field in head.headerFields { lines.append(headerLine(field)) }
-        return lines.joined(separator: "\r\n") + "\r\n\r\n"
+        return self.head(status, head.headerFields.map { ($0.name.rawName, headerLine($0)) })
     }
 
     private func startLine(method: String, target: String) -> String {
@@ -206,8 +220,10 @@ struct MessagePrinter: Sendable {
             ?? (body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map {
                 $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[")
             } ?? false)
-        guard looksLikeJSON, let value = try? JSONParser.parse(body) else { return body }
-        let printer = JSONPrinter(pretty: pretty.format, colors: pretty.colors)
+        guard looksLikeJSON, let printer = jsonPrinter, let value = try? JSONParser.parse(body) else { return body }
         return Array(printer.string(for: value).utf8)
     }
+
+    /// How JSON is printed under `--pretty` and the format options; nil when it is left as it arrived.
+    var jsonPrinter: JSONPrinter? { JSONPrinter(pretty: pretty, format: format) }
 }

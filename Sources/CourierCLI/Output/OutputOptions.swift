@@ -36,52 +36,15 @@ struct OutputOptions: Sendable, Equatable {
     /// the program's name), as a `--print` value; nil when none is there. httpie lets the last of
     /// them win, over the others and over `-v` (`-v -b` prints the body alone), which
     /// ArgumentParser's flags cannot tell, so the command line is read here in order.
-    /// The long options whose value may follow as the next argument.
-    private static let optionsWithValues: Set<String> = [
-        "--auth", "--auth-type", "--output", "--raw", "--session", "--session-read-only", "--boundary", "--timeout",
-        "--max-time", "--verify", "--cert", "--cert-key", "--max-redirects", "--pretty", "--progress", "--proxy",
-        "--transport", "--cache",
-    ]
-
     static func lastPrintChoice(in arguments: [String]) -> String? {
         var choice: String?
-        var index = 0
-        func nextValue() -> String? {
-            defer { index += 1 }
-            return index < arguments.count ? arguments[index] : nil
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" { break }
-            if argument.hasPrefix("--") {
-                switch argument {
-                case "--headers": choice = "h"
-                case "--body": choice = "b"
-                case "--meta": choice = "m"
-                case "--print": choice = nextValue() ?? choice
-                default:
-                    if argument.hasPrefix("--print=") {
-                        choice = String(argument.dropFirst("--print=".count))
-                    } else if optionsWithValues.contains(argument) {
-                        _ = nextValue()  // `--raw -hb` sends "-hb"; it asks for nothing to be printed
-                    }
-                }
-                continue
-            }
-            guard argument.hasPrefix("-"), argument.count > 1 else { continue }
-            // A cluster of short flags (`-hb`); `-p`, `-a`, `-A` and `-o` take the rest, or the next argument.
-            var letters = argument.dropFirst()
-            while let letter = letters.popFirst() {
-                switch letter {
-                case "h": choice = "h"
-                case "b": choice = "b"
-                case "p", "a", "A", "o":
-                    let value = letters.isEmpty ? nextValue() : String(letters)
-                    if letter == "p" { choice = value ?? choice }
-                    letters = ""
-                default: break
-                }
+        for item in OptionSequence.items(in: arguments) {
+            switch item {
+            case .long("--headers", _), .short("h", _): choice = "h"
+            case .long("--body", _), .short("b", _): choice = "b"
+            case .long("--meta", _): choice = "m"
+            case .long("--print", let value), .short("p", let value): choice = value ?? choice
+            default: break
             }
         }
         return choice

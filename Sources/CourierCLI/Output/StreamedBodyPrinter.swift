@@ -40,6 +40,8 @@ struct StreamedBodyPrinter {
 
     var pretty: PrettyOption
     var stdoutIsTerminal: Bool
+    /// How JSON lines are laid out (`--format-options`, `--sorted`).
+    var format = FormatOptions()
 
     private static let lineFeed = UInt8(ascii: "\n")
     private static let carriageReturn = UInt8(ascii: "\r")
@@ -58,7 +60,9 @@ struct StreamedBodyPrinter {
             }
             return total
         }
-        let lines = LineFormatter(format: LineFormat(contentType: contentType), pretty: pretty)
+        let lines = LineFormatter(
+            format: LineFormat(contentType: contentType), pretty: pretty,
+            json: JSONPrinter(pretty: pretty, format: format))
         var partial: [UInt8] = []
         var passingThrough = false
         var lastWritten: UInt8?
@@ -119,14 +123,15 @@ struct StreamedBodyPrinter {
 struct LineFormatter {
     var format: StreamedBodyPrinter.LineFormat
     var pretty: PrettyOption
+    /// How a JSON line is printed; nil leaves it as it arrived.
+    var json: JSONPrinter?
 
     /// Appends `line` (without its line end), formatted, and a line feed to `output`.
     func append(line: [UInt8], to output: inout [UInt8]) {
         switch format {
         case .jsonLines where pretty != .none:
-            if let value = try? JSONParser.parse(line) {
-                output.append(
-                    contentsOf: JSONPrinter(pretty: pretty.format, colors: pretty.colors).string(for: value).utf8)
+            if let json, let value = try? JSONParser.parse(line) {
+                output.append(contentsOf: json.string(for: value).utf8)
             } else {
                 output.append(contentsOf: line)
             }
