@@ -124,4 +124,24 @@ import Testing
         #expect(MessagePrinter.terminalText(latin1, contentType: "application/octet-stream") == nil)
         #expect(MessagePrinter.terminalText(latin1, contentType: nil) == nil)
     }
+
+    /// `--response-mime` and `--response-charset` replace what Content-Type says for display:
+    /// the type, the charset, or both; a charset alone over no Content-Type reads as text.
+    @Test func responseMimeAndCharsetReplaceTheServedType() throws {
+        let both = try ResponseDisplayType.parse(mime: "Application/JSON", charset: "Latin1")
+        #expect(both.contentType(for: "text/html; charset=utf-8; q=1") == "application/json; charset=latin1")
+        let mime = try ResponseDisplayType.parse(mime: "application/json", charset: nil)
+        #expect(mime.contentType(for: "text/plain; charset=ISO-8859-2") == "application/json; charset=iso-8859-2")
+        #expect(mime.contentType(for: nil) == "application/json")
+        let charset = try ResponseDisplayType.parse(mime: nil, charset: "windows-1252")
+        #expect(charset.contentType(for: "text/html") == "text/html; charset=windows-1252")
+        #expect(charset.contentType(for: nil) == "text/plain; charset=windows-1252")
+        #expect(try ResponseDisplayType.parse(mime: nil, charset: nil).contentType(for: "a/b; x=1") == "a/b; x=1")
+        // What the terminal then shows of UTF-8 bytes read as Latin-1, as httpie shows them.
+        let utf8: [UInt8] = Array("café".utf8)
+        #expect(MessagePrinter.terminalText(utf8, contentType: charset.contentType(for: nil)) == "cafÃ©")
+        for (mime, charset) in [("json", nil), ("text/plain; charset=x", nil), ("a/b/c", nil), (nil, "klingon")] {
+            #expect(throws: CLIError.self) { try ResponseDisplayType.parse(mime: mime, charset: charset) }
+        }
+    }
 }

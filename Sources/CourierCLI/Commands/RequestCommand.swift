@@ -173,6 +173,19 @@ struct RequestCommand: AsyncParsableCommand {
     )
     var unsorted = false
 
+    @Option(
+        name: .customLong("response-mime"),
+        help: ArgumentHelp(
+            "Format the response body as this type/subtype, whatever its Content-Type.", valueName: "type"))
+    var responseMime: String?
+
+    @Option(
+        name: .customLong("response-charset"),
+        help: ArgumentHelp(
+            "Decode the response body from this charset on the terminal, whatever its Content-Type.",
+            valueName: "charset"))
+    var responseCharset: String?
+
     @Flag(
         name: [.customShort("d"), .long],
         help: "Download the response body to a file (follows redirects, exits 3/4/5 as --check-status).")
@@ -262,7 +275,8 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let printer = MessagePrinter(
             pretty: prettyOption, stdoutIsTerminal: terminal.stdoutIsTerminal,
-            format: try FormatOptions.resolve(in: Array(CommandLine.arguments.dropFirst())))
+            format: try FormatOptions.resolve(in: Array(CommandLine.arguments.dropFirst())),
+            responseDisplay: try ResponseDisplayType.parse(mime: responseMime, charset: responseCharset))
         // A malformed --proxy is a usage error even when nothing is sent (--offline, --curl), as
         // any other malformed option is; the environment is read only when a request goes out.
         if !proxy.isEmpty { _ = try ProxyOption.resolve(proxy, environment: [:]) }

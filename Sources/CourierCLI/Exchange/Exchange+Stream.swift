@@ -41,13 +41,13 @@ extension Exchange {
         let head = response.head
         if output.responseHeaders { try StandardStreams.writeOut(printer.responseHead(head)) }
         if output.responseBody {
-            let contentType = head.value(forHTTPHeaderField: "Content-Type")
+            let served = head.value(forHTTPHeaderField: "Content-Type")
             if stream || head.mimeType == "text/event-stream" {
                 let lines = StreamedBodyPrinter(
                     pretty: printer.pretty, stdoutIsTerminal: printer.stdoutIsTerminal, format: printer.format)
-                try await lines.write(response.body, contentType: contentType)
+                try await lines.write(response.body, contentType: printer.responseDisplay.contentType(for: served))
             } else {
-                try await printer.writeBody(response.body, contentType: contentType)
+                try await printer.writeResponseBody(response.body, served: served)
             }
         }
 

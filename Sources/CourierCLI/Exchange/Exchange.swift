@@ -248,9 +248,8 @@ struct Exchange: Sendable {
             StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
         } else if output.responseBody {
             // A non-2xx answer is not the file: its body goes to stdout, not to the destination.
-            try await printer.writeBody(
-                try RequestBody.file(receivedFile).makeChunks(),
-                contentType: head.value(forHTTPHeaderField: "Content-Type"))
+            try await printer.writeResponseBody(
+                try RequestBody.file(receivedFile).makeChunks(), served: head.value(forHTTPHeaderField: "Content-Type"))
         }
 
         return exitStatus(for: head)

@@ -15,7 +15,7 @@ enum OptionSequence {
     static let longOptionsWithValues: Set<String> = [
         "--auth", "--auth-type", "--output", "--raw", "--session", "--session-read-only", "--boundary", "--timeout",
         "--max-time", "--verify", "--cert", "--cert-key", "--max-redirects", "--pretty", "--progress", "--proxy",
-        "--transport", "--cache", "--print", "--format-options",
+        "--transport", "--cache", "--print", "--format-options", "--response-mime", "--response-charset",
     ]
 
     /// The short options that take a value: the rest of their cluster, or the next argument.

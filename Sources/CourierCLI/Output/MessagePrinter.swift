@@ -24,6 +24,8 @@ struct MessagePrinter: Sendable {
     var stdoutIsTerminal: Bool
     /// How formatted output lays out headers and JSON (`--format-options`, `--sorted`).
     var format = FormatOptions()
+    /// The type and charset a response body is printed by (`--response-mime`, `--response-charset`).
+    var responseDisplay = ResponseDisplayType()
 
     /// The request line and headers as they go on the wire, with the Host, Content-Length or
     /// Transfer-Encoding that the transport adds.
@@ -117,8 +119,11 @@ struct MessagePrinter: Sendable {
     }
 
     /// Writes a body from `chunks` to stdout; returns the number of bytes it had.
+    /// `decodesCharset`: on a terminal, text is decoded from `contentType`'s charset even when it
+    /// is valid UTF-8 (`--response-charset`); otherwise only text that is not UTF-8 is.
     @discardableResult
-    func writeBody<Chunks: AsyncSequence>(_ chunks: Chunks, contentType: String?) async throws -> Int64
+    func writeBody<Chunks: AsyncSequence>(_ chunks: Chunks, contentType: String?, decodesCharset: Bool = false)
+        async throws -> Int64
     where Chunks.Element == ByteBuffer {
         let passThrough = !stdoutIsTerminal && pretty == .none
         var total: Int64 = 0
@@ -161,7 +166,9 @@ struct MessagePrinter: Sendable {
             try StandardStreams.writeOut(Self.binaryNote + "\n")
             return total
         }
-        if !overflowed, stdoutIsTerminal, !buffered.isEmpty, String(validating: buffered, as: UTF8.self) == nil {
+        if !overflowed, stdoutIsTerminal, !buffered.isEmpty,
+            decodesCharset || String(validating: buffered, as: UTF8.self) == nil
+        {
             guard let text = Self.terminalText(buffered, contentType: contentType) else {
                 try StandardStreams.writeOut(Self.binaryNote + "\n")
                 return total
@@ -193,9 +200,19 @@ struct MessagePrinter: Sendable {
         return String(decoding: body, as: UTF8.self)
     }
 
-    /// The Foundation encoding of an IANA charset name, for the ones common on the web.
-    private static func encoding(forCharset charset: String) -> String.Encoding? {
+    /// The charset names ``encoding(forCharset:)`` knows, one of each group, for messages.
+    static let knownCharsets = [
+        "utf-8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "windows-1252", "iso-8859-2", "windows-1250",
+        "windows-1251", "shift_jis", "euc-jp",
+    ]
+
+    /// The Foundation encoding of an IANA charset name (lower-cased), for the ones common on the web.
+    static func encoding(forCharset charset: String) -> String.Encoding? {
         switch charset {
+        case "utf-8", "utf8": return .utf8
+        case "utf-16", "utf16": return .utf16
+        case "utf-16le": return .utf16LittleEndian
+        case "utf-16be": return .utf16BigEndian
         case "iso-8859-1", "latin1", "iso_8859-1", "l1", "us-ascii", "ascii": return .isoLatin1
         case "windows-1252", "cp1252": return .windowsCP1252
         case "iso-8859-2", "latin2": return .isoLatin2
@@ -205,6 +222,16 @@ struct MessagePrinter: Sendable {
         case "euc-jp": return .japaneseEUC
         default: return nil
         }
+    }
+
+    /// Writes a response body as ``writeBody(_:contentType:decodesCharset:)`` does, by the type
+    /// and charset `--response-mime` and `--response-charset` give in place of `served`.
+    @discardableResult
+    func writeResponseBody<Chunks: AsyncSequence>(_ chunks: Chunks, served: String?) async throws -> Int64
+    where Chunks.Element == ByteBuffer {
+        try await writeBody(
+            chunks, contentType: responseDisplay.contentType(for: served),
+            decodesCharset: responseDisplay.charset != nil)
     }
 
     /// JSON reindented and/or coloured as `--pretty` asks; anything else unchanged.
