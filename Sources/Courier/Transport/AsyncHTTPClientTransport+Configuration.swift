@@ -88,9 +88,10 @@ extension AsyncHTTPClientTransport {
         /// the body is written on the event loop as it arrives, one thread doing what took two
         /// (1 GiB to disk on two cores: about 1.0× a C `recv()` + `write()` loop's rate instead of
         /// 0.8× over plain HTTP, and about 1.5× the rate it had over TLS; BENCHMARKS.md). The first
-        /// write there that takes longer (dirty-page throttling, a slow or remote file system)
-        /// gives the rest back to the task, so a download holds up its event loop for at most one
-        /// slow write. Download progress is then reported from the event loop. A paused task, a
+        /// turn of writing there that takes longer, progress report included (dirty-page
+        /// throttling, a slow or remote file system, a slow progress handler), gives the rest back
+        /// to the task, so a download holds up its event loop once for at most about 20 ms and one
+        /// write. Download progress is then reported from the event loop. A paused task, a
         /// `didReceiveData` hook and a decoded body keep the writes on the task. Turn it off to
         /// keep every file write off the event loops.
         public var writesDownloadsOnEventLoop: Bool = true

@@ -8,8 +8,8 @@ import NIOCore
 /// On two cores that shape cost a fifth of the rate (BENCHMARKS.md, "Downloads written where
 /// they are read"). A write to the page cache is a copy, like the read before it; it can still
 /// stall (dirty-page throttling, a slow or remote file system), so a lent file is only written
-/// on the event loop while its writes stay under ``stallLimit``: the first write that takes
-/// longer gives the rest of the body back to the task.
+/// on the event loop while each turn of writing, progress report included, stays under
+/// ``stallLimit``: the first turn that takes longer gives the rest of the body back to the task.
 ///
 /// Used by one thread at a time: the session's task until it lends the sink, the event loop
 /// while it is lent, the task again once ``BodyFileWriting/writeRest(to:)`` returns; each
@@ -33,14 +33,14 @@ final class BodyFileSink: @unchecked Sendable {
         self.didWrite = didWrite
     }
 
-    /// Writes `buffer` and says whether the file may stay lent: the write took less than
-    /// `writeTimeLimit` and ``didWrite`` agreed.
+    /// Writes `buffer` and says whether the file may stay lent: ``didWrite`` agreed, and the
+    /// event loop's turn of writing, from `turnStarted` to after ``didWrite`` (a progress
+    /// handler runs there too), took less than `writeTimeLimit`.
     /// - Throws: ``CourierError`` `.downloadFailed` from the file.
-    func write(_ buffer: ByteBuffer) throws -> Bool {
-        let started = NIODeadline.now()
+    func write(_ buffer: ByteBuffer, turnStarted: NIODeadline) throws -> Bool {
         try file.write(buffer)
-        let fast = NIODeadline.now() - started < writeTimeLimit
-        return didWrite(file.bytesWritten) && fast
+        let agreed = didWrite(file.bytesWritten)
+        return agreed && NIODeadline.now() - turnStarted < writeTimeLimit
     }
 }
 

@@ -60,18 +60,24 @@ extension StreamingResponseDelegate {
             case giveBack(UnsafeContinuation<Void, any Error>?, EventLoopPromise<Void>?)
         }
         var parts = parts
+        // One turn of the event loop writes for at most the sink's limit (and one write): the
+        // parts that waited for a lend can be many.
+        let turnStarted = NIODeadline.now()
         while true {
             var keepsFile = true
             var writeError: (any Error)?
             while keepsFile, let part = parts.popFirst() {
                 do {
-                    keepsFile = try sink.write(part)
+                    keepsFile = try sink.write(part, turnStarted: turnStarted)
                 } catch {
                     writeError = error
                     keepsFile = false
                 }
             }
+            let wroteUntil = NIODeadline.now()
             let next: Next = state.withLockedValue { state in
+                // The loop could not read while it wrote: the idle read timeout counts from now.
+                state.lastResponsePart = max(state.lastResponsePart, wroteUntil)
                 guard var lent = state.lentFile else { return .giveBack(nil, nil) }
                 if keepsFile, !lent.mustReturn, !state.chunks.isEmpty {
                     defer {
@@ -106,6 +112,9 @@ extension StreamingResponseDelegate {
                 if let writeError {
                     noteCancelledByCourier()
                     task.cancel()
+                    // A socket paused for the read-ahead must hear of it: AsyncHTTPClient, having
+                    // read the end already, waits on this promise before it ends the exchange.
+                    resumed?.fail(writeError)
                     waiter?.resume(throwing: writeError)
                 } else {
                     resumed?.succeed(())

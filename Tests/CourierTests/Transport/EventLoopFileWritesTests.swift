@@ -140,6 +140,66 @@ struct EventLoopFileWritesTests {
         }
     }
 
+    /// A failed write while the socket is paused for the read-ahead (a limit of one byte) and the
+    /// whole response has been read: the paused read hears of the failure, so the exchange ends
+    /// and its body reports it, rather than waiting for ever (found in review).
+    @Test(.timeLimit(.minutes(1)))
+    func aFailedWriteWhileReadsArePausedStillEndsTheExchange() async throws {
+        try await withTransport { server, transport, directory in
+            let context = ExchangeContext(readAheadLimit: 1, readsBodyIncrementally: true)
+            let response = try await transport.send(Request(url: server.url("/bytes/4000?seed=1")), context: context)
+            let writer = try #require(response.body.fileWriter)
+            // A moment for the body to arrive and the reads to pause; the test's point holds
+            // whether or not the end was read by then.
+            try await Task.sleep(for: .milliseconds(200))
+            let full = try DownloadFile(directory: directory, appendingTo: URL(fileURLWithPath: "/dev/full"))
+            await expectCode(.downloadFailed) { try await writer.writeRest(to: Writes().sink(for: full)) }
+            await #expect(throws: (any Error).self) { for try await _ in response.body {} }
+        }
+    }
+
+    /// A lent write (here its progress report, which runs in the same turn) that holds the event
+    /// loop longer than the read timeout: the timeout counts from the end of the write, not from
+    /// the part before it, so a healthy download is not failed as idle (found in review).
+    @Test(.timeLimit(.minutes(1)))
+    func aSlowWriteOnTheLoopIsNotTakenForAnIdleServer() async throws {
+        let server = try await TestServer.start()
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.readTimeout = .milliseconds(300)
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-lend-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let url = server.url("/drip?numbytes=400000&duration=2")
+            let response = try await transport.send(Request(url: url), context: Self.incremental)
+            let writer = try #require(response.body.fileWriter)
+            let file = try DownloadFile(directory: directory)
+            var iterator = response.body.makeAsyncIterator()
+            try file.write(try #require(try await iterator.next()))
+            let blocked = NIOLockedValueBox(false)
+            let sink = BodyFileSink(file: file) { _ in
+                let first = blocked.withLockedValue { blocked in
+                    defer { blocked = true }
+                    return !blocked
+                }
+                if first { usleep(700_000) }  // as a write stalled by the kernel would
+                return !first
+            }
+            try await writer.writeRest(to: sink)
+            while let chunk = try await iterator.next() { try file.write(chunk) }
+            #expect(file.bytesWritten == 400_000)
+            #expect(blocked.withLockedValue { $0 })
+            file.discard()
+        } catch {
+            try? await transport.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
     /// Cancelling the task that waits for a lent file cancels the exchange and gives the file
     /// back; the iterator then reports the cancel.
     @Test(.timeLimit(.minutes(1)))
