@@ -6,7 +6,9 @@ public enum ResponseDisposition: Sendable {
     case allow
     /// Stop now; the task completes with `.cancelled`.
     case cancel
-    /// Stream the body to a file instead of memory, then move it as a download would.
+    /// Stream the body to a file instead of memory, then move it as a download would (its
+    /// download progress may then come from the transport's event loop, as a download's does;
+    /// see `AsyncHTTPClientTransport.Configuration.writesDownloadsOnEventLoop`).
     case becomeDownload(options: DownloadOptions = [], destination: DownloadDestination)
 }
 

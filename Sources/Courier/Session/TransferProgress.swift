@@ -29,8 +29,9 @@ public struct TransferProgress: Sendable, Hashable {
 }
 
 /// Receives progress reports; called on whatever thread moves the bytes (the session's task, or
-/// the transport's event loop for uploads and for downloads it writes there), so keep it quick
-/// and never block in it.
+/// the transport's event loop for uploads and for downloads whose file it writes), so keep it
+/// quick and never block in it: on an event loop, `EventLoopFuture.wait()` and a synchronous
+/// shutdown trap, and a slow handler delays every connection on that loop.
 public typealias ProgressHandler = @Sendable (TransferProgress) -> Void
 
 /// Keeps reported progress monotone: a resend after a redirect or retry starts counting again

@@ -81,19 +81,23 @@ extension AsyncHTTPClientTransport {
         /// stream over loopback it took `stream(_:)` from 0.7–0.9× curl's rate to 1.1–1.6×
         /// (BENCHMARKS.md). Turn it off to keep the kernel's default of waking on every arrival.
         public var raisesReceiveLowWaterMark: Bool = true
-        /// Let the event loop that reads a download's connection write its file too, as curl and
-        /// a plain `recv()` + `write()` loop do: on by default.
+        /// Let the event loop that delivers a download's body write its file too, as curl and a
+        /// plain `recv()` + `write()` loop do: on by default.
         ///
         /// A download's first write is made on its task; when it took under 20 ms, the rest of
-        /// the body is written on the event loop as it arrives, one thread doing what took two
-        /// (1 GiB to disk on two cores: about 1.0× a C `recv()` + `write()` loop's rate instead of
-        /// 0.8× over plain HTTP, and about 1.5× the rate it had over TLS; BENCHMARKS.md). The first
-        /// turn of writing there that takes longer, progress report included (dirty-page
-        /// throttling, a slow or remote file system, a slow progress handler), gives the rest back
-        /// to the task, so a download holds up its event loop once for at most about 20 ms and one
-        /// write. Download progress is then reported from the event loop. A paused task, a
-        /// `didReceiveData` hook and a decoded body keep the writes on the task. Turn it off to
-        /// keep every file write off the event loops.
+        /// the body is written on the exchange's event loop as it arrives (the one that reads the
+        /// connection when AsyncHTTPClient opened it for this exchange; a pooled connection may
+        /// be on another), one thread doing what took two (1 GiB to disk on two cores: 0.9–1.0×
+        /// a C `recv()` + `write()` loop's rate instead of 0.8× over plain HTTP, and about 1.5×
+        /// the rate it had over TLS; BENCHMARKS.md). Each turn of writing there, progress report
+        /// included, holds up the loop and the other connections on it; the first turn that
+        /// takes 20 ms or more (dirty-page throttling, a slow or remote file system, a slow
+        /// progress handler) gives the rest of the body back to the task for good. That turn lasts
+        /// as long as its slow write or handler does, so download progress handlers, which then run
+        /// on the event loop, must not block (`EventLoopFuture.wait()` there traps). A pause, a
+        /// `didReceiveData` hook, a decoded body, a response stored by ``HTTPCache`` and a request
+        /// whose body streams (AsyncHTTPClient's async API) keep the writes on the task. Turn it
+        /// off to keep every file write off the event loops.
         public var writesDownloadsOnEventLoop: Bool = true
 
         /// The default configuration.
