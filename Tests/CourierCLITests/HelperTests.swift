@@ -73,7 +73,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "json.indent:x", "json.indent:true", "json.indent:65", "headers.sort:1", "json.foo:true", "jsonindent:2",
+        "json.indent:x", "json.indent:true", "json.indent:1001", "json.indent:+2", "json.indent:-1", "headers.sort:1",
+        "json.foo:true", "jsonindent:2",
         "json.indent", "a.b.c:1", "json.indent:2,", "",
     ])
     func malformedFormatOptionsAreUsageErrors(_ value: String) {

@@ -140,7 +140,18 @@ import Testing
         // What the terminal then shows of UTF-8 bytes read as Latin-1, as httpie shows them.
         let utf8: [UInt8] = Array("café".utf8)
         #expect(MessagePrinter.terminalText(utf8, contentType: charset.contentType(for: nil)) == "cafÃ©")
-        for (mime, charset) in [("json", nil), ("text/plain; charset=x", nil), ("a/b/c", nil), (nil, "klingon")] {
+        // A forced charset the bytes do not decode in still shows text, never the binary note.
+        let latin1: [UInt8] = [0x63, 0x61, 0x66, 0xE9]
+        #expect(
+            MessagePrinter.terminalText(latin1, contentType: "application/json; charset=utf-8", lossy: true)
+                == "caf\u{FFFD}")
+        #expect(MessagePrinter.terminalText(latin1, contentType: "application/json; charset=utf-8") == nil)
+        #expect(MessagePrinter.encoding(forCharset: "ISO_8859-1") == .isoLatin1)
+        #expect(MessagePrinter.encoding(forCharset: "UTF_8") == .utf8)
+        // As httpie: parameters of a given type are dropped, and one slash is all it takes.
+        #expect(try ResponseDisplayType.parse(mime: "Text/Plain; charset=x", charset: nil).mime == "text/plain")
+        #expect(try ResponseDisplayType.parse(mime: nil, charset: "Latin-1").contentType(for: nil) != nil)
+        for (mime, charset) in [("json", nil), ("a/b/c", nil), (nil, "klingon"), (nil, "")] {
             #expect(throws: CLIError.self) { try ResponseDisplayType.parse(mime: mime, charset: charset) }
         }
     }

@@ -70,10 +70,12 @@ struct FormatOptions: Sendable, Equatable {
     }
 
     private static func count(_ value: String, in pair: Substring) throws -> Int {
-        // A bound keeps a typo from asking for gigabytes of spaces.
-        guard let number = Int(value), (0...64).contains(number) else {
+        // Digits only, as httpie's int(); a bound keeps a typo from asking for gigabytes of spaces.
+        guard !value.isEmpty, value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber), let number = Int(value),
+            number <= 1000
+        else {
             throw CLIError.usage(
-                "--format-options: invalid value \"\(value)\" in \"\(pair)\" (expected a number, 0 to 64)")
+                "--format-options: invalid value \"\(value)\" in \"\(pair)\" (expected a number, 0 to 1000)")
         }
         return number
     }

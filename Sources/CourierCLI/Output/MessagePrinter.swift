@@ -166,10 +166,14 @@ struct MessagePrinter: Sendable {
             try StandardStreams.writeOut(Self.binaryNote + "\n")
             return total
         }
-        if !overflowed, stdoutIsTerminal, !buffered.isEmpty,
-            decodesCharset || String(validating: buffered, as: UTF8.self) == nil
-        {
-            guard let text = Self.terminalText(buffered, contentType: contentType) else {
+        // A charset forced with --response-charset decodes the body whenever the output is
+        // formatted or a terminal, as httpie does; otherwise only a terminal's text that is not UTF-8 is.
+        let decodes =
+            decodesCharset
+            ? stdoutIsTerminal || pretty != .none
+            : stdoutIsTerminal && String(validating: buffered, as: UTF8.self) == nil
+        if !overflowed, !buffered.isEmpty, decodes {
+            guard let text = Self.terminalText(buffered, contentType: contentType, lossy: decodesCharset) else {
                 try StandardStreams.writeOut(Self.binaryNote + "\n")
                 return total
             }
@@ -189,37 +193,48 @@ struct MessagePrinter: Sendable {
     /// Text that is not UTF-8, as a terminal should show it: decoded from the charset that
     /// Content-Type names, or for a `text/*` type without a known one, from UTF-8 with U+FFFD
     /// for what does not decode (as httpie shows it); nil for a body to treat as binary.
-    static func terminalText(_ body: [UInt8], contentType: String?) -> String? {
-        guard let mediaType = contentType.flatMap(MediaType.init) else { return nil }
+    /// `lossy` (a charset the user forced): never nil; bytes that do not decode in the charset
+    /// are shown as UTF-8 with U+FFFD, as httpie replaces them.
+    static func terminalText(_ body: [UInt8], contentType: String?, lossy: Bool = false) -> String? {
+        guard let mediaType = contentType.flatMap(MediaType.init) else {
+            return lossy ? String(decoding: body, as: UTF8.self) : nil
+        }
         if let charset = mediaType.charset, let encoding = Self.encoding(forCharset: charset),
             let text = String(bytes: body, encoding: encoding)
         {
             return text
         }
-        guard mediaType.type == "text" else { return nil }
+        guard mediaType.type == "text" || lossy else { return nil }
         return String(decoding: body, as: UTF8.self)
     }
 
     /// The charset names ``encoding(forCharset:)`` knows, one of each group, for messages.
     static let knownCharsets = [
-        "utf-8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "windows-1252", "iso-8859-2", "windows-1250",
-        "windows-1251", "shift_jis", "euc-jp",
+        "utf-8", "utf-16", "utf-16le", "utf-16be", "utf-32", "iso-8859-1", "windows-1252", "iso-8859-2",
+        "windows-1250", "windows-1251", "shift_jis", "euc-jp", "iso-2022-jp", "macroman",
     ]
 
-    /// The Foundation encoding of an IANA charset name (lower-cased), for the ones common on the web.
+    /// The Foundation encoding of a charset name, for the ones common on the web; case, `-` and
+    /// `_` do not matter (`UTF_8`, `latin-1` and `ISO8859-1` all name one).
     static func encoding(forCharset charset: String) -> String.Encoding? {
-        switch charset {
-        case "utf-8", "utf8": return .utf8
-        case "utf-16", "utf16": return .utf16
-        case "utf-16le": return .utf16LittleEndian
-        case "utf-16be": return .utf16BigEndian
-        case "iso-8859-1", "latin1", "iso_8859-1", "l1", "us-ascii", "ascii": return .isoLatin1
-        case "windows-1252", "cp1252": return .windowsCP1252
-        case "iso-8859-2", "latin2": return .isoLatin2
-        case "windows-1250", "cp1250": return .windowsCP1250
-        case "windows-1251", "cp1251": return .windowsCP1251
-        case "shift_jis", "shift-jis", "sjis": return .shiftJIS
-        case "euc-jp": return .japaneseEUC
+        let name = String(charset.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" })
+        switch name {
+        case "utf8": return .utf8
+        case "utf16": return .utf16
+        case "utf16le": return .utf16LittleEndian
+        case "utf16be": return .utf16BigEndian
+        case "utf32": return .utf32
+        case "utf32le": return .utf32LittleEndian
+        case "utf32be": return .utf32BigEndian
+        case "iso88591", "latin1", "l1", "usascii", "ascii", "iso8859": return .isoLatin1
+        case "windows1252", "cp1252": return .windowsCP1252
+        case "iso88592", "latin2", "l2": return .isoLatin2
+        case "windows1250", "cp1250": return .windowsCP1250
+        case "windows1251", "cp1251": return .windowsCP1251
+        case "shiftjis", "sjis": return .shiftJIS
+        case "eucjp": return .japaneseEUC
+        case "iso2022jp": return .iso2022JP
+        case "macroman", "macintosh": return .macOSRoman
         default: return nil
         }
     }

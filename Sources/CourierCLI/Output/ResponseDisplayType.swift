@@ -1,4 +1,5 @@
 import Courier
+import Foundation
 
 /// httpie's `--response-mime` and `--response-charset`: the media type that the response body
 /// is formatted by, and the charset it is decoded from for the terminal, in place of what its
@@ -15,10 +16,12 @@ struct ResponseDisplayType: Sendable, Equatable {
     static func parse(mime: String?, charset: String?) throws -> ResponseDisplayType {
         var display = ResponseDisplayType()
         if let mime {
-            guard let type = MediaType(mime), type.parameters.isEmpty else {
+            // As httpie: one slash, whatever else; parameters are dropped.
+            guard mime.filter({ $0 == "/" }).count == 1 else {
                 throw CLIError.usage("--response-mime \"\(mime)\": expected a type/subtype such as application/json")
             }
-            display.mime = type.essence
+            let essence = mime.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces)
+            display.mime = MediaType(essence)?.essence ?? essence.lowercased()
         }
         if let charset {
             let name = charset.lowercased()
