@@ -160,18 +160,20 @@ struct EventLoopFileWritesTests {
 
     /// A lent write (here its progress report, which runs in the same turn) that holds the event
     /// loop longer than the read timeout: the timeout counts from the end of the write, not from
-    /// the part before it, so a healthy download is not failed as idle (found in review).
+    /// the part before it, so a healthy download is not failed as idle (found in review). The
+    /// times are wide (a 3 s timeout, a 6 s stall, a body that drips for 10 s) so that a loaded
+    /// machine's own pauses cannot reach the timeout; without the fix it fails after the stall.
     @Test(.timeLimit(.minutes(1)))
     func aSlowWriteOnTheLoopIsNotTakenForAnIdleServer() async throws {
         let server = try await TestServer.start()
         var configuration = AsyncHTTPClientTransport.Configuration()
-        configuration.readTimeout = .milliseconds(300)
+        configuration.readTimeout = .seconds(3)
         let transport = AsyncHTTPClientTransport(configuration: configuration)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-lend-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            let url = server.url("/drip?numbytes=400000&duration=2")
+            let url = server.url("/drip?numbytes=40000&duration=10")
             let response = try await transport.send(Request(url: url), context: Self.incremental)
             let writer = try #require(response.body.fileWriter)
             let file = try DownloadFile(directory: directory)
@@ -183,12 +185,12 @@ struct EventLoopFileWritesTests {
                     defer { blocked = true }
                     return !blocked
                 }
-                if first { usleep(700_000) }  // as a write stalled by the kernel would
+                if first { usleep(6_000_000) }  // as a write stalled by the kernel would
                 return !first
             }
             try await writer.writeRest(to: sink)
             while let chunk = try await iterator.next() { try file.write(chunk) }
-            #expect(file.bytesWritten == 400_000)
+            #expect(file.bytesWritten == 40_000)
             #expect(blocked.withLockedValue { $0 })
             file.discard()
         } catch {
