@@ -72,6 +72,21 @@ import Testing
         #expect(!xml.formatsXML && xml.xmlIndent == 8)
     }
 
+    /// Colours without reindenting: each key, string, number and literal wrapped in its colour,
+    /// every other byte (whitespace, punctuation) where it was.
+    @Test func colouredJSONKeepsItsLayout() throws {
+        let text = "{\n  \"a\" : [1, -2.5e3,true, null],\t\"s\": \"x\\\"y\"}"
+        let coloured = try #require(JSONOutput.coloured.render(Array(text.utf8)))
+        func paint(_ token: String, _ colour: String) -> String { colour + token + ANSI.reset }
+        let expected =
+            "{\n  " + paint("\"a\"", ANSI.key) + " : [" + paint("1", ANSI.number) + ", "
+            + paint("-2.5e3", ANSI.number) + "," + paint("true", ANSI.literal) + ", " + paint("null", ANSI.literal)
+            + "],\t" + paint("\"s\"", ANSI.key) + ": " + paint("\"x\\\"y\"", ANSI.string) + "}"
+        #expect(String(decoding: coloured, as: UTF8.self) == expected)
+        #expect(JSONOutput.coloured.render(Array("not json".utf8)) == nil)
+        #expect(JSONOutput.asIs.render(Array("{}".utf8)) == nil)
+    }
+
     @Test(arguments: [
         "json.indent:x", "json.indent:true", "json.indent:1001", "json.indent:+2", "json.indent:-1", "headers.sort:1",
         "json.foo:true", "jsonindent:2",

@@ -115,6 +115,25 @@ import Testing
         #expect(view(courier.stdout).contains("\"Content-Length\": "), "a body was printed")
     }
 
+    /// Coloured output has httpie's text once the colours are taken out (their palettes differ):
+    /// `--pretty=colors` and `json.format:false` colour JSON in its own layout, `--pretty=all`
+    /// reindents it, and a coloured body ends with a line feed, as httpie's does.
+    @Test(arguments: [["--pretty=colors"], ["--pretty=all", "--format-options=json.format:false"], ["--pretty=all"]])
+    func colouredOutputHasTheSameText(options: [String]) async throws {
+        guard let setup = try Self.setup() else { return }
+        for path in ["/json", "/response-headers?Zeta=1&alpha=2"] {
+            let arguments = ["--ignore-stdin", "--print=b"] + options + [setup.httpbin + path]
+            let courier = try await CourierProcess.run(arguments)
+            let httpie = try await Self.runHttpieOffThePool(setup.httpie, arguments)
+            #expect(courier.status == 0 && httpie.status == 0, "\(courier.stderr) \(httpie.stderr)")
+            func text(_ output: Data) -> String {
+                String(decoding: output, as: UTF8.self).replacing(/\u{1B}\[[0-9;]*m/, with: "")
+            }
+            #expect(text(courier.stdout) == text(httpie.stdout), "\(options) \(path)")
+            #expect(courier.stdout.contains(0x1B), "coloured")
+        }
+    }
+
     /// A session written by one tool is used by the other: headers, auth and cookies arrive the same.
     @Test func sessionsCarryTheSameStateAcrossBothTools() async throws {
         guard let setup = try Self.setup() else { return }

@@ -81,17 +81,6 @@ struct JSONPrinter {
     }
 }
 
-extension JSONPrinter {
-    /// The printer for a JSON body under `pretty` and `format`: reindented when formatting and
-    /// `json.format` ask for it, coloured when colours do; nil when neither, for a body left as
-    /// it arrived.
-    init?(pretty: PrettyOption, format: FormatOptions) {
-        let reindents = pretty.format && format.formatsJSON
-        guard reindents || pretty.colors else { return nil }
-        self.init(pretty: reindents, colors: pretty.colors, indent: format.jsonIndent, sortsKeys: format.sortsJSONKeys)
-    }
-}
-
 /// The ANSI escape sequences Courier colours with.
 enum ANSI {
     static let reset = "\u{1B}[0m"

@@ -262,10 +262,9 @@ struct MessagePrinter: Sendable {
             ?? (body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map {
                 $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[")
             } ?? false)
-        guard looksLikeJSON, let printer = jsonPrinter, let value = try? JSONParser.parse(body) else { return body }
-        return Array(printer.string(for: value).utf8)
+        guard looksLikeJSON, var rendered = JSONOutput(pretty: pretty, format: format).render(body) else { return body }
+        // httpie's colouring (Pygments) ends the text with a line feed.
+        if pretty.colors, rendered.last != UInt8(ascii: "\n") { rendered.append(UInt8(ascii: "\n")) }
+        return rendered
     }
-
-    /// How JSON is printed under `--pretty` and the format options; nil when it is left as it arrived.
-    var jsonPrinter: JSONPrinter? { JSONPrinter(pretty: pretty, format: format) }
 }

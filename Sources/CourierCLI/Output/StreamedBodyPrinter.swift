@@ -62,7 +62,7 @@ struct StreamedBodyPrinter {
         }
         let lines = LineFormatter(
             format: LineFormat(contentType: contentType), pretty: pretty,
-            json: JSONPrinter(pretty: pretty, format: format))
+            json: JSONOutput(pretty: pretty, format: format))
         var partial: [UInt8] = []
         var passingThrough = false
         var lastWritten: UInt8?
@@ -123,15 +123,15 @@ struct StreamedBodyPrinter {
 struct LineFormatter {
     var format: StreamedBodyPrinter.LineFormat
     var pretty: PrettyOption
-    /// How a JSON line is printed; nil leaves it as it arrived.
-    var json: JSONPrinter?
+    /// How a JSON line is printed.
+    var json: JSONOutput
 
     /// Appends `line` (without its line end), formatted, and a line feed to `output`.
     func append(line: [UInt8], to output: inout [UInt8]) {
         switch format {
         case .jsonLines where pretty != .none:
-            if let json, let value = try? JSONParser.parse(line) {
-                output.append(contentsOf: json.string(for: value).utf8)
+            if let rendered = json.render(line) {
+                output.append(contentsOf: rendered)
             } else {
                 output.append(contentsOf: line)
             }
