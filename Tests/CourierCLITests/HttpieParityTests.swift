@@ -125,6 +125,22 @@ import Testing
         #expect(MessagePrinter.terminalText(latin1, contentType: nil) == nil)
     }
 
+    /// Streamed lines under `--response-charset`: each decoded before it is formatted, as httpie
+    /// decodes them; what does not decode shows U+FFFD.
+    @Test func streamedLinesAreDecodedFromAForcedCharset() {
+        let formatter = LineFormatter(
+            format: .jsonLines, pretty: .format, json: JSONOutput(pretty: .format, format: FormatOptions()),
+            charset: .isoLatin1)
+        var output: [UInt8] = []
+        formatter.append(line: [0x7B, 0x22, 0x6E, 0x22, 0x3A, 0x22, 0x63, 0x61, 0x66, 0xE9, 0x22, 0x7D], to: &output)
+        formatter.append(line: [0x63, 0x61, 0x66, 0xE9], to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == "{\n    \"n\": \"café\"\n}\ncafé\n")
+        let strict = LineFormatter(format: .text, pretty: .format, json: .asIs, charset: .utf8)
+        output = []
+        strict.append(line: [0x63, 0x61, 0x66, 0xE9], to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == "caf\u{FFFD}\n")
+    }
+
     /// `--response-mime` and `--response-charset` replace what Content-Type says for display:
     /// the type, the charset, or both; a charset alone over no Content-Type reads as text.
     @Test func responseMimeAndCharsetReplaceTheServedType() throws {

@@ -44,7 +44,8 @@ extension Exchange {
             let served = head.value(forHTTPHeaderField: "Content-Type")
             if stream || head.mimeType == "text/event-stream" {
                 let lines = StreamedBodyPrinter(
-                    pretty: printer.pretty, stdoutIsTerminal: printer.stdoutIsTerminal, format: printer.format)
+                    pretty: printer.pretty, stdoutIsTerminal: printer.stdoutIsTerminal, format: printer.format,
+                    charset: printer.responseDisplay.charset.flatMap(MessagePrinter.encoding(forCharset:)))
                 try await lines.write(response.body, contentType: printer.responseDisplay.contentType(for: served))
             } else {
                 try await printer.writeResponseBody(response.body, served: served)

@@ -42,6 +42,8 @@ struct StreamedBodyPrinter {
     var stdoutIsTerminal: Bool
     /// How JSON lines are laid out (`--format-options`, `--sorted`).
     var format = FormatOptions()
+    /// The charset each line is decoded from (`--response-charset`), nil to leave the bytes.
+    var charset: String.Encoding?
 
     private static let lineFeed = UInt8(ascii: "\n")
     private static let carriageReturn = UInt8(ascii: "\r")
@@ -62,7 +64,7 @@ struct StreamedBodyPrinter {
         }
         let lines = LineFormatter(
             format: LineFormat(contentType: contentType), pretty: pretty,
-            json: JSONOutput(pretty: pretty, format: format))
+            json: JSONOutput(pretty: pretty, format: format), charset: charset)
         var partial: [UInt8] = []
         var passingThrough = false
         var lastWritten: UInt8?
@@ -125,9 +127,16 @@ struct LineFormatter {
     var pretty: PrettyOption
     /// How a JSON line is printed.
     var json: JSONOutput
+    /// The charset lines are decoded from before they are formatted; nil leaves the bytes.
+    var charset: String.Encoding?
 
-    /// Appends `line` (without its line end), formatted, and a line feed to `output`.
+    /// Appends `line` (without its line end), decoded and formatted, and a line feed to `output`.
     func append(line: [UInt8], to output: inout [UInt8]) {
+        var line = line
+        if let charset {
+            // Lossy as httpie's: what does not decode is shown as UTF-8 with U+FFFD.
+            line = Array((String(bytes: line, encoding: charset) ?? String(decoding: line, as: UTF8.self)).utf8)
+        }
         switch format {
         case .jsonLines where pretty != .none:
             if let rendered = json.render(line) {
