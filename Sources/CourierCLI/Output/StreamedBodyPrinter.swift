@@ -30,7 +30,8 @@ struct StreamedBodyPrinter {
             }
             if type.type == "text" && type.subtype == "event-stream" {
                 self = .eventStream
-            } else if type.subtype.contains("json") {
+            } else if ["json", "javascript", "text"].contains(where: { type.essence.contains($0) }) {
+                // As httpie: a line that parses as JSON is formatted under any of these types.
                 self = .jsonLines
             } else {
                 self = .text
