@@ -37,29 +37,45 @@ struct EventLoopFileWritesTests {
         var allOnEventLoop: Bool { calls.withLockedValue { $0.allSatisfy(\.onEventLoop) } }
     }
 
+    /// The exchange for `path`, read as a download is: its body, the body's file writer and a
+    /// new file to write it to.
+    static func download(
+        _ path: String, from server: TestServer, over transport: AsyncHTTPClientTransport, into directory: URL,
+        context: ExchangeContext = incremental
+    ) async throws -> (body: BodyChunks, writer: any BodyFileWriting, file: DownloadFile) {
+        let response = try await transport.send(Request(url: server.url(path)), context: context)
+        let writer = try #require(response.body.fileWriter)
+        return (response.body, writer, try DownloadFile(directory: directory))
+    }
+
+    /// Closes `file`, expects the `count` bytes `/bytes/{count}?seed=` serves in it, and removes it.
+    static func expectSeededBytes(
+        in file: DownloadFile, count: Int, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        file.closeDescriptor()
+        let expected = Data(TestServer.expectedBytes(count: count, seed: seed))
+        #expect(try Data(contentsOf: file.url) == expected, sourceLocation: sourceLocation)
+        file.discard()
+    }
+
     /// A 3 MiB body under the 1 MiB read-ahead: the socket pauses before the file is lent, so the
     /// loop writes what waited and then each part as it arrives.
     @Test(.timeLimit(.minutes(1)))
     func aLentFileGetsTheRestOfTheBodyInOrderOnTheEventLoop() async throws {
         try await withTransport { server, transport, directory in
-            let url = server.url("/bytes/\(3 << 20)?seed=11")
-            let response = try await transport.send(Request(url: url), context: Self.incremental)
-            let writer = try #require(response.body.fileWriter)
-            let file = try DownloadFile(directory: directory)
-            var iterator = response.body.makeAsyncIterator()
+            let (body, writer, file) = try await Self.download(
+                "/bytes/\(3 << 20)?seed=11", from: server, over: transport, into: directory)
+            var iterator = body.makeAsyncIterator()
             let first = try #require(try await iterator.next())
             try file.write(first)
             let writes = Writes()
             try await writer.writeRest(to: writes.sink(for: file))
             #expect(try await iterator.next() == nil)
-            file.closeDescriptor()
-
             #expect(!writes.sizes.isEmpty)
             #expect(writes.allOnEventLoop)
             #expect(writes.sizes == writes.sizes.sorted())
             #expect(writes.sizes.last == 3 << 20)
-            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 3 << 20, seed: 11)))
-            file.discard()
+            try Self.expectSeededBytes(in: file, count: 3 << 20, seed: 11)
         }
     }
 
@@ -68,17 +84,13 @@ struct EventLoopFileWritesTests {
     @Test(.timeLimit(.minutes(1)))
     func aFileGivenBackEarlyGetsTheRestThroughTheIterator() async throws {
         try await withTransport { server, transport, directory in
-            let url = server.url("/bytes/\(5 << 20)?seed=12")
-            let response = try await transport.send(Request(url: url), context: Self.incremental)
-            let writer = try #require(response.body.fileWriter)
-            let file = try DownloadFile(directory: directory)
+            let (body, writer, file) = try await Self.download(
+                "/bytes/\(5 << 20)?seed=12", from: server, over: transport, into: directory)
             let writes = Writes(keepsFile: { _ in false })
             try await writer.writeRest(to: writes.sink(for: file))
             #expect(writes.sizes.count <= 1)
-            for try await chunk in response.body { try file.write(chunk) }
-            file.closeDescriptor()
-            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 5 << 20, seed: 12)))
-            file.discard()
+            for try await chunk in body { try file.write(chunk) }
+            try Self.expectSeededBytes(in: file, count: 5 << 20, seed: 12)
         }
     }
 
@@ -87,20 +99,16 @@ struct EventLoopFileWritesTests {
     @Test(.timeLimit(.minutes(1)))
     func aStalledWriteGivesTheFileBack() async throws {
         try await withTransport { server, transport, directory in
-            let url = server.url("/bytes/\(5 << 20)?seed=14")
-            let response = try await transport.send(Request(url: url), context: Self.incremental)
-            let writer = try #require(response.body.fileWriter)
-            let file = try DownloadFile(directory: directory)
-            var iterator = response.body.makeAsyncIterator()
+            let (body, writer, file) = try await Self.download(
+                "/bytes/\(5 << 20)?seed=14", from: server, over: transport, into: directory)
+            var iterator = body.makeAsyncIterator()
             let first = try #require(try await iterator.next())
             try file.write(first)
             let writes = Writes()
             try await writer.writeRest(to: writes.sink(for: file, writeTimeLimit: .zero))
             #expect(writes.sizes.count == 1)
             while let chunk = try await iterator.next() { try file.write(chunk) }
-            file.closeDescriptor()
-            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 5 << 20, seed: 14)))
-            file.discard()
+            try Self.expectSeededBytes(in: file, count: 5 << 20, seed: 14)
         }
     }
 
@@ -108,18 +116,14 @@ struct EventLoopFileWritesTests {
     @Test(.timeLimit(.minutes(1)))
     func aBodyThatEndedBeforeTheLendIsReadAsUsual() async throws {
         try await withTransport { server, transport, directory in
-            let url = server.url("/bytes/1000?seed=13")
-            let response = try await transport.send(Request(url: url), context: Self.incremental)
-            let writer = try #require(response.body.fileWriter)
-            let file = try DownloadFile(directory: directory)
+            let (body, writer, file) = try await Self.download(
+                "/bytes/1000?seed=13", from: server, over: transport, into: directory)
             // A moment for the end to arrive; should it come later, the file is lent first and
             // given back at the end, and the bytes must be the same either way.
             try await Task.sleep(for: .milliseconds(50))
             try await writer.writeRest(to: Writes().sink(for: file))
-            for try await chunk in response.body { try file.write(chunk) }
-            file.closeDescriptor()
-            #expect(try Data(contentsOf: file.url) == Data(TestServer.expectedBytes(count: 1000, seed: 13)))
-            file.discard()
+            for try await chunk in body { try file.write(chunk) }
+            try Self.expectSeededBytes(in: file, count: 1000, seed: 13)
         }
     }
 
@@ -165,19 +169,12 @@ struct EventLoopFileWritesTests {
     /// machine's own pauses cannot reach the timeout; without the fix it fails after the stall.
     @Test(.timeLimit(.minutes(1)))
     func aSlowWriteOnTheLoopIsNotTakenForAnIdleServer() async throws {
-        let server = try await TestServer.start()
         var configuration = AsyncHTTPClientTransport.Configuration()
         configuration.readTimeout = .seconds(3)
-        let transport = AsyncHTTPClientTransport(configuration: configuration)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-lend-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            let url = server.url("/drip?numbytes=40000&duration=10")
-            let response = try await transport.send(Request(url: url), context: Self.incremental)
-            let writer = try #require(response.body.fileWriter)
-            let file = try DownloadFile(directory: directory)
-            var iterator = response.body.makeAsyncIterator()
+        try await withTransport(configuration: configuration) { server, transport, directory in
+            let (body, writer, file) = try await Self.download(
+                "/drip?numbytes=40000&duration=10", from: server, over: transport, into: directory)
+            var iterator = body.makeAsyncIterator()
             try file.write(try #require(try await iterator.next()))
             let blocked = NIOLockedValueBox(false)
             let sink = BodyFileSink(file: file) { _ in
@@ -193,13 +190,7 @@ struct EventLoopFileWritesTests {
             #expect(file.bytesWritten == 40_000)
             #expect(blocked.withLockedValue { $0 })
             file.discard()
-        } catch {
-            try? await transport.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await transport.shutdown()
-        try await server.shutdown()
     }
 
     /// Cancelling the task that waits for a lent file cancels the exchange and gives the file

@@ -247,15 +247,16 @@ import Testing
     }
 }
 
-/// Starts a test server and a transport; tears both down.
+/// Starts a test server and a transport (with `configuration`); tears both down.
 func withTransport<R>(
+    configuration: AsyncHTTPClientTransport.Configuration = .init(),
     _ body: (TestServer, AsyncHTTPClientTransport, URL) async throws -> R
 ) async throws -> R {
     let server = try await TestServer.start()
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "courier-transport-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let transport = AsyncHTTPClientTransport()
+    let transport = AsyncHTTPClientTransport(configuration: configuration)
     do {
         let result = try await body(server, transport, directory)
         try await transport.shutdown()
