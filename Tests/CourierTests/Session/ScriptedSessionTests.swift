@@ -38,13 +38,21 @@ struct ScriptedSessionTests {
 
     @Test func aCustomTransportGetsItsDefaultDeadlineOnEitherRunPath() async throws {
         for onCallersTask in [true, false] {
-            let transport = ScriptedTransport(
-                capabilities: TransportCapabilities(
-                    defaultTimeout: .milliseconds(50), cancelsBodylessExchangesThroughContext: onCallersTask),
-                replies: [.status(200).delayed(by: .seconds(60))])
-            let manager = SessionManager(transport: transport)
-            await expectCode(.timedOut) { try await manager.data(for: Request(url: base)) }
-            #expect(transport.sent.first?.deadline != nil, "the transport was told the deadline")
+            let capabilities = { (timeout: Duration) in
+                TransportCapabilities(
+                    defaultTimeout: timeout, cancelsBodylessExchangesThroughContext: onCallersTask)
+            }
+            // The deadline reaches the transport: a long one, so that a loaded machine cannot
+            // pass it before the exchange is handed over (a 50 ms one once did, in a parallel run).
+            let told = ScriptedTransport(capabilities: capabilities(.seconds(600)), replies: [.text("ok")])
+            let before = NIODeadline.now()
+            _ = try await SessionManager(transport: told).data(for: Request(url: base))
+            let deadline = try #require(told.sent.first?.deadline, "the transport was told the deadline")
+            #expect(deadline >= before + .seconds(600))
+            // And it ends an exchange that outlasts it, whether or not it was handed over by then.
+            let slow = ScriptedTransport(
+                capabilities: capabilities(.milliseconds(50)), replies: [.status(200).delayed(by: .seconds(60))])
+            await expectCode(.timedOut) { try await SessionManager(transport: slow).data(for: Request(url: base)) }
         }
     }
 
