@@ -138,8 +138,16 @@ extension AsyncHTTPClientTransport {
                     try? sync.addHandler(AbsoluteFormTarget(), position: .after(encoder))
                 }
             }
+            // Every HTTP/2 connection gets an HTTP2ConnectionGuard, which closes it when the server
+            // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows).
+            configuration.http2ConnectionDebugInitializer = { channel in
+                channel.runOnLoop { HTTP2ConnectionGuard.install(onConnection: channel) }
+            }
             configuration.http2StreamChannelDebugInitializer = { stream in
-                stream.runOnLoop { ResponseStatusGuard.install(onStream: stream) }
+                stream.runOnLoop {
+                    ResponseStatusGuard.install(onStream: stream)
+                    HTTP2ConnectionGuard.install(onStream: stream)
+                }
             }
             return configuration
         }

@@ -65,10 +65,13 @@ final class ConnectionLedger: Sendable {
             guard let previousInitializer else { return probed }
             return probed.flatMap { previousInitializer(channel) }
         }
+        let previousConnectionInitializer = configuration.http2ConnectionDebugInitializer
         configuration.http2ConnectionDebugInitializer = { channel in
-            channel.runOnLoop {
+            let counted = channel.runOnLoop {
                 try? channel.pipeline.syncOperations.addHandler(ConnectionUseCounter())
             }
+            guard let previousConnectionInitializer else { return counted }
+            return counted.flatMap { previousConnectionInitializer(channel) }
         }
         let previousStreamInitializer = configuration.http2StreamChannelDebugInitializer
         configuration.http2StreamChannelDebugInitializer = { [self] stream in

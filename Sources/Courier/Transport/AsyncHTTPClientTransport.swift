@@ -411,6 +411,11 @@ public final class AsyncHTTPClientTransport: Transport {
                 "the server reset the HTTP/2 stream of \(target) before the response was complete (\(reset.errorCode.rfcName))",
                 offendingInput: target, underlyingError: error)
         }
+        if let broken = error as? HTTP2ConnectionBroken {
+            return CourierError(
+                .transportFailed, "the connection to \(target) was closed: \(broken.reason)", offendingInput: target,
+                underlyingError: error)
+        }
         if let status = error as? InvalidResponseStatus {
             let digits = String(status.code)
             let code = String(repeating: "0", count: max(0, 3 - digits.count)) + digits

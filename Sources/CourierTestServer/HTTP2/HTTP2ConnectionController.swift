@@ -21,9 +21,18 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
     private var isClosing = false
     private var lingering: Scheduled<Void>?
 
-    init(server: ServerState, streamLimit: Int?) {
+    /// Writes the raw frames of a hostile server's floods, under NIOHTTP2.
+    private let floodWriter: HTTP2FloodWriter
+
+    init(server: ServerState, streamLimit: Int?, floodWriter: HTTP2FloodWriter) {
         self.server = server
         self.streamLimit = streamLimit
+        self.floodWriter = floodWriter
+    }
+
+    /// Starts the flood a stream asked for (`/fault/h2-flood`).
+    func flood(_ request: HTTP2FloodRequest, on streamID: HTTP2StreamID) {
+        floodWriter.start(request.flood, streamID: Int(streamID), readsClient: request.readsClient)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

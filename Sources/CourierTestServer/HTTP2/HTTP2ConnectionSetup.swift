@@ -55,7 +55,11 @@ enum HTTP2ConnectionSetup {
         // Streams are retired by the thousand in tests; nginx does not rate-limit that either.
         streamConfiguration.streamResetFrameRateLimit.maximumCount = 1 << 20
         streamConfiguration.streamErrorRateLimit.maximumCount = 1 << 20
-        let controller = HTTP2ConnectionController(server: server, streamLimit: options.streamLimit)
+        // Between TLS and NIOHTTP2 (added first, NIOHTTP2's handler goes after it).
+        let floodWriter = HTTP2FloodWriter(server: server)
+        try channel.pipeline.syncOperations.addHandler(floodWriter)
+        let controller = HTTP2ConnectionController(
+            server: server, streamLimit: options.streamLimit, floodWriter: floodWriter)
         let boundController = NIOLoopBound(controller, eventLoop: channel.eventLoop)
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration

@@ -10,6 +10,20 @@ protocol HTTP2StreamDirectives: AnyObject {
     /// A GOAWAY to send now, or nil. Asked after the head, after each body chunk and when the
     /// body ends (`requestEnded`); answers at most once.
     func takeGoAway(requestEnded: Bool) -> HTTP2GoAwayRequest?
+    /// A flood of raw frames to start on the stream once its head is in, or nil; answers at
+    /// most once.
+    func takeFlood() -> HTTP2FloodRequest?
+}
+
+extension HTTP2StreamDirectives {
+    func takeFlood() -> HTTP2FloodRequest? { nil }
+}
+
+/// A flood a stream asks its connection to send (see ``HTTP2FloodWriter``).
+struct HTTP2FloodRequest {
+    var flood: HTTP2Flood
+    /// Whether the server goes on reading what the client sends meanwhile.
+    var readsClient: Bool
 }
 
 /// A GOAWAY a stream asks its connection to send.
@@ -29,6 +43,7 @@ enum HTTP2FaultEndpoints {
         switch request.segments[1] {
         case "h2-reset": return reset(request)
         case "h2-goaway": return goAway(request)
+        case "h2-flood": return flood(request)
         default: return nil
         }
     }
@@ -82,6 +97,28 @@ enum HTTP2FaultEndpoints {
         return HTTP2GoAwayFault(
             request: HTTP2GoAwayRequest(includesStream: includes, code: code),
             afterBytes: max(0, request.queryInt("after") ?? 0))
+    }
+
+    /// `/fault/h2-flood?kind=&read=yes|no`: a hostile server. Once the request head is in,
+    /// the connection sends raw frames of `kind` (``HTTP2Flood``: `ping`, `settings`,
+    /// `empty-data`, `priority`, `window-update`, `reset`, `unknown`, `continuation`,
+    /// `trailers`) as fast as the client takes them, for at most 512 MiB or 30 s, and never
+    /// answers otherwise. `read=no` stops reading the client, whose acknowledgements then pile
+    /// up on its side.
+    static func flood(_ request: ServerRequest) -> any RequestBodyConsumer {
+        let kind = request.queryValue("kind") ?? "ping"
+        guard let flood = HTTP2Flood(rawValue: kind) else {
+            let known = HTTP2Flood.allCases.map(\.rawValue).joined(separator: ", ")
+            return DiscardingBody(.error(.badRequest, "kind must be one of \(known), not \(kind.debugDescription)"))
+        }
+        let reads: Bool
+        switch request.queryValue("read") ?? "yes" {
+        case "yes": reads = true
+        case "no": reads = false
+        case let other:
+            return DiscardingBody(.error(.badRequest, "read must be yes or no, not \(other.debugDescription)"))
+        }
+        return HTTP2FloodFault(request: HTTP2FloodRequest(flood: flood, readsClient: reads))
     }
 
     /// The error codes of RFC 9113 §7 by their lower-case names, plus decimal numbers.
@@ -171,6 +208,26 @@ final class HTTP2GoAwayFault: RequestBodyConsumer, HTTP2StreamDirectives {
     func takeGoAway(requestEnded: Bool) -> HTTP2GoAwayRequest? {
         guard !sent, requestEnded || received >= afterBytes else { return nil }
         sent = true
+        return request
+    }
+}
+
+/// Asks its connection for a flood and never answers (see ``HTTP2FaultEndpoints/flood(_:)``).
+final class HTTP2FloodFault: RequestBodyConsumer, HTTP2StreamDirectives {
+    private var request: HTTP2FloodRequest?
+
+    init(request: HTTP2FloodRequest) {
+        self.request = request
+    }
+
+    var resetCode: HTTP2ErrorCode { .internalError }
+    var answerBeforeBody: ResponsePlan? { .stall(closeAfter: HTTP2FloodWriter.timeCap) }
+    func consume(_ chunk: ByteBuffer) -> BodyVerdict { .proceed }
+    func finish() -> ResponsePlan { .stall(closeAfter: HTTP2FloodWriter.timeCap) }
+    func takeGoAway(requestEnded: Bool) -> HTTP2GoAwayRequest? { nil }
+
+    func takeFlood() -> HTTP2FloodRequest? {
+        defer { request = nil }
         return request
     }
 }

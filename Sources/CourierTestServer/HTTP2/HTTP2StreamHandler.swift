@@ -123,6 +123,9 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         let consumer = HTTP2FaultEndpoints.route(request) ?? router.route(request)
         directives = consumer as? any HTTP2StreamDirectives
         guard sendRequestedGoAway(context: context) else { return }
+        if let flood = directives?.takeFlood() {
+            connection.flood(flood, on: streamID)
+        }
         if let plan = consumer.answerBeforeBody {
             respond(plan, context: context)
         } else if requestEnded {

@@ -82,4 +82,6 @@ public struct TestServerStats: Sendable {
     package var http2StreamsRefused = 0
     /// GOAWAY frames the server sent (retirement after N streams, or a fault).
     public var http2GoAwaysSent = 0
+    /// Bytes of flood frames (`/fault/h2-flood`) the server wrote to clients that took them.
+    package var http2FloodBytesWritten = 0
 }
