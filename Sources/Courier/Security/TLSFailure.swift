@@ -24,6 +24,14 @@ extension CourierError {
                     "The server \(host) presented a certificate that the trust policy refuses (untrusted, not pinned, expired or for another name)",
                     offendingInput: host, underlyingError: error)
             }
+            let text = "\(boringError)"
+            if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("PROTOCOL_VERSION") {
+                // Seen against servers that offer only TLS 1.0 or 1.1 (RFC 8996 deprecates both).
+                return CourierError(
+                    .tlsHandshakeFailed,
+                    "The TLS handshake with \(host) failed: the server offers no TLS version Courier accepts (TLS 1.2 or later unless AsyncHTTPClientTransport.Configuration.minimumTLSVersion, or the CLI's --ssl, allows older)",
+                    offendingInput: host, underlyingError: error)
+            }
             return CourierError(
                 .tlsHandshakeFailed, "The TLS handshake with \(host) failed", offendingInput: host,
                 underlyingError: error)

@@ -49,7 +49,13 @@ extension AsyncHTTPClientTransport {
         /// form (see `AbsoluteFormForwarding`); set by `ProxyRoutes` only.
         var forwardsInAbsoluteForm = false
         /// TLS settings (trust roots, pinning verification, client certificates); nil uses the defaults.
+        /// Its `minimumTLSVersion` is raised to ``minimumTLSVersion`` when lower.
         public var tlsConfiguration: TLSConfiguration?
+        /// The oldest TLS version a connection may use: TLS 1.2 by default, as curl and httpie
+        /// require, since RFC 8996 deprecates TLS 1.0 and 1.1 (swift-nio-ssl's client default
+        /// accepts 1.0). It is a floor over ``tlsConfiguration``; set `.tlsv1` or `.tlsv11`
+        /// to reach a server that offers nothing newer.
+        public var minimumTLSVersion: TLSVersion = .tlsv12
         /// Let AsyncHTTPClient retry failed connection attempts until the connect timeout. Off by
         /// default so that a refused connection fails at once; the session's ``RetryPolicy`` retries instead.
         public var retriesConnectionEstablishment: Bool = false
@@ -103,6 +109,28 @@ extension AsyncHTTPClientTransport {
         /// The default configuration.
         public init() {}
 
+        /// ``tlsConfiguration`` (or the defaults) with at least ``minimumTLSVersion``.
+        var flooredTLSConfiguration: TLSConfiguration {
+            var tls = tlsConfiguration ?? .makeClientConfiguration()
+            if Self.rank(tls.minimumTLSVersion) < Self.rank(minimumTLSVersion) {
+                tls.minimumTLSVersion = minimumTLSVersion
+            }
+            if let maximum = tls.maximumTLSVersion, Self.rank(maximum) < Self.rank(tls.minimumTLSVersion) {
+                // A maximum below the floor would refuse every server; the floor wins.
+                tls.maximumTLSVersion = tls.minimumTLSVersion
+            }
+            return tls
+        }
+
+        private static func rank(_ version: TLSVersion) -> Int {
+            switch version {
+            case .tlsv1: 10
+            case .tlsv11: 11
+            case .tlsv12: 12
+            case .tlsv13: 13
+            }
+        }
+
         /// The client configuration; `appliesReadTimeout: false` leaves AsyncHTTPClient's own read
         /// timeout off, for the delegate path, whose `StreamingResponseDelegate` enforces ``readTimeout``;
         /// `http1Only` keeps the client off HTTP/2 whatever ``allowsHTTP2`` says (the clients that
@@ -111,7 +139,7 @@ extension AsyncHTTPClientTransport {
             -> HTTPClient.Configuration
         {
             var configuration = HTTPClient.Configuration(
-                tlsConfiguration: tlsConfiguration,
+                tlsConfiguration: flooredTLSConfiguration,
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: connectTimeout, read: appliesReadTimeout ? readTimeout : nil),
                 connectionPool: .init(

@@ -95,6 +95,11 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
     var http1 = false
 
+    @Option(
+        name: .long,
+        help: "The oldest TLS version to accept: tls1.2 (the default), tls1.3, or tls1 and tls1.1 for old servers.")
+    var ssl: TLSVersionOption = .tls12
+
     @Option(name: .long, help: "asynchttpclient (the default) or urlsession: the transport to send through.")
     var transport: TransportChoice = .asyncHTTPClient
 
@@ -310,7 +315,7 @@ struct RequestCommand: AsyncParsableCommand {
             maxRedirects: maxRedirects,
             connection: ConnectionOptions(
                 verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, http2: http2,
-                proxies: proxy, transport: transport, idleTimeout: timeout),
+                minimumTLSVersion: ssl, proxies: proxy, transport: transport, idleTimeout: timeout),
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),

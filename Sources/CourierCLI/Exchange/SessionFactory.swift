@@ -25,6 +25,8 @@ struct ConnectionOptions: Sendable {
     var http1Only = false
     /// `--http2`: HTTP/2 where the server offers it, for the streamed response bodies too.
     var http2 = false
+    /// `--ssl`: the oldest TLS version accepted.
+    var minimumTLSVersion: TLSVersionOption = .tls12
     /// Ask for gzip/deflate and decode it (not for downloads, which keep the bytes as served,
     /// so that `--continue`'s byte ranges line up, as httpie's downloads ask for identity).
     var decompressesResponses = true
@@ -57,6 +59,7 @@ enum SessionFactory {
             transportConfiguration.tlsConfiguration = tls
         }
         transportConfiguration.allowsHTTP2 = !connection.http1Only
+        transportConfiguration.minimumTLSVersion = connection.minimumTLSVersion.version
         // The CLI streams every body to its output; without --http2 those go over HTTP/1.1, as
         // httpie's always do (Configuration.allowsHTTP2 says why).
         transportConfiguration.allowsHTTP2ForIncrementalReads = connection.http2

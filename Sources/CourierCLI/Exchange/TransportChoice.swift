@@ -17,6 +17,8 @@ enum TransportChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
         if connection.certificate != nil { refused.append("--cert") }
         if !connection.proxies.isEmpty { refused.append("--proxy") }
         if connection.http1Only { refused.append("--http1.1") }
+        // libcurl keeps its own floor (TLS 1.2 in curl 7.88); FoundationNetworking cannot move it.
+        if connection.minimumTLSVersion != .tls12 { refused.append("--ssl") }
         guard refused.isEmpty else {
             throw CLIError.usage(
                 "\(refused.joined(separator: ", ")) cannot be used with --transport urlsession; use --transport asynchttpclient"
