@@ -77,7 +77,8 @@ struct TransportLimitationConformanceTests {
         }
     }
 
-    @Test("a decompression bomb is stopped at the ratio limit", arguments: TransportKind.network)
+    @Test(
+        "a decompression bomb is stopped past the ratio-free size at the ratio limit", arguments: TransportKind.network)
     func decompressionBomb(_ kind: TransportKind) async throws {
         try await Harness.with(kind) { harness in
             await withKnownIssue(

@@ -72,11 +72,22 @@ extension AsyncHTTPClientTransport {
         /// (and no `Accept-Encoding` is added).
         public var decompressesResponses: Bool = true
         /// The most decoded bytes per encoded byte received, checked as the body is decoded once
-        /// it has passed 1 MiB decoded; default 100. A body past it fails with
+        /// it has passed ``decompressionRatioFreeSize``; default 100. A body past both fails with
         /// ``CourierError/Code/decompressionLimitExceeded`` instead of filling memory or disk (a
-        /// "decompression bomb": a few kilobytes of deflate can expand to gigabytes). Text, JSON
-        /// and HTML compress far less than 100:1; raise it for data that does not.
+        /// "decompression bomb": a few kilobytes of deflate expand to gigabytes, over 1000:1).
+        /// `Int.max` turns the check off.
         public var decompressionRatioLimit: Int = 100
+        /// Decoded bytes let through whatever the ratio; default 1 GiB. Ordinary bodies compress
+        /// well past 100:1 (nginx's `gzip on` gives a repetitive log about 120:1, `gzip -9` over
+        /// 200:1), so the ratio alone would refuse them; a bomb is a body whose decoded size is
+        /// absurd as well. A buffered response is also held to the session's
+        /// `maximumBufferedResponseSize`, which counts decoded bytes.
+        public var decompressionRatioFreeSize: Int = 1 << 30
+
+        /// The two limits together, for the decoder.
+        var decompressionLimit: DecompressionLimit {
+            DecompressionLimit(ratio: decompressionRatioLimit, ratioFreeSize: decompressionRatioFreeSize)
+        }
         /// Let a large body that arrives fast wake the event loop once per mebibyte rather than
         /// once per TCP segment, by raising the socket's receive low-water mark (`SO_RCVLOWAT`)
         /// while it streams in: on by default; plain HTTP/1.1 on Linux 4.18 and later only.

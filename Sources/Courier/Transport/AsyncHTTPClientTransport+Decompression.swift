@@ -21,7 +21,7 @@ extension AsyncHTTPClientTransport {
             return TransportResponse(head: head, body: body, readAhead: readAhead)
         }
         return TransportResponse(
-            head: head, body: body.decoded(coding, ratioLimit: configuration.decompressionRatioLimit, url: head.url),
+            head: head, body: body.decoded(coding, limit: configuration.decompressionLimit, url: head.url),
             bodyIsDecoded: true, readAhead: readAhead)
     }
 
@@ -29,10 +29,10 @@ extension AsyncHTTPClientTransport {
     /// past the ratio, else `.contentDecodingFailed`.
     static func courierError(from error: ContentDecodingError, url: URL) -> CourierError {
         let target = url.absoluteString
-        if case .ratioExceeded = error.reason {
+        if case .ratioExceeded(let limit) = error.reason {
             return CourierError(
                 .decompressionLimitExceeded,
-                "the response from \(target) decodes to more than the decompression ratio limit allows (Configuration.decompressionRatioLimit): refusing what looks like a decompression bomb",
+                "the response from \(target) decoded past \(limit.ratioFreeSize) bytes at more than \(limit.ratio) bytes per encoded byte: refusing what looks like a decompression bomb (raise Configuration.decompressionRatioLimit or decompressionRatioFreeSize, or send Accept-Encoding: identity to get the body as sent)",
                 offendingInput: target, underlyingError: error)
         }
         return CourierError(

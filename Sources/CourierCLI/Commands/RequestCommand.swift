@@ -100,6 +100,14 @@ struct RequestCommand: AsyncParsableCommand {
         help: "The oldest TLS version to accept: tls1.2 (the default), tls1.3, or tls1 and tls1.1 for old servers.")
     var ssl: TLSVersionOption = .tls12
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Past 1 GiB decoded, refuse a compressed body that decodes to more than N bytes per byte received.",
+            discussion: "100 by default, which only a decompression bomb exceeds that far; off never refuses.",
+            valueName: "N|off"))
+    var decompressionRatio: DecompressionRatioOption = DecompressionRatioOption(ratio: 100)
+
     @Option(name: .long, help: "asynchttpclient (the default) or urlsession: the transport to send through.")
     var transport: TransportChoice = .asyncHTTPClient
 
@@ -315,7 +323,8 @@ struct RequestCommand: AsyncParsableCommand {
             maxRedirects: maxRedirects,
             connection: ConnectionOptions(
                 verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, http2: http2,
-                minimumTLSVersion: ssl, proxies: proxy, transport: transport, idleTimeout: timeout),
+                minimumTLSVersion: ssl, decompressionRatio: decompressionRatio.ratio, proxies: proxy,
+                transport: transport, idleTimeout: timeout),
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),

@@ -282,6 +282,12 @@ struct Exchange: Sendable {
         case .timedOut: return CLIError.failure(error.message, .timeout)
         case .tooManyRedirects: return CLIError.failure(error.message, .tooManyRedirects)
         case .cancelled: return CLIError.failure(error.message, .interrupted)
+        case .decompressionLimitExceeded:
+            // The library's message names its settings; a shell user has the option and a header.
+            let target = error.offendingInput ?? "the server"
+            return CLIError.failure(
+                "the response from \(target) decoded past 1 GiB at more bytes per byte received than --decompression-ratio allows (100 unless set), which looks like a decompression bomb; --decompression-ratio off lifts the limit, and Accept-Encoding:identity asks for the body as sent"
+            )
         default: return CLIError.failure(error.message)
         }
     }

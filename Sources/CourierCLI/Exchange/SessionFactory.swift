@@ -30,6 +30,8 @@ struct ConnectionOptions: Sendable {
     /// Ask for gzip/deflate and decode it (not for downloads, which keep the bytes as served,
     /// so that `--continue`'s byte ranges line up, as httpie's downloads ask for identity).
     var decompressesResponses = true
+    /// `--decompression-ratio`: past 1 GiB decoded, the most decoded bytes per byte received.
+    var decompressionRatio = 100
     /// `--proxy` values (`PROTOCOL:URL`), laid over the `*_proxy` environment variables.
     var proxies: [String] = []
     /// `--transport`: AsyncHTTPClient (the default) or URLSession.
@@ -64,6 +66,7 @@ enum SessionFactory {
         // httpie's always do (Configuration.allowsHTTP2 says why).
         transportConfiguration.allowsHTTP2ForIncrementalReads = connection.http2
         transportConfiguration.decompressesResponses = connection.decompressesResponses
+        transportConfiguration.decompressionRatioLimit = connection.decompressionRatio
         if let seconds = connection.idleTimeout {
             let wait = TimeAmount.nanoseconds(Int64(min(seconds, 1e9) * 1e9))
             transportConfiguration.connectTimeout = wait

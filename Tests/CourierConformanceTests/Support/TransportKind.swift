@@ -21,7 +21,11 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     /// A new transport of this kind (the scripted one answers as the test server would).
     func makeTransport() -> any Transport {
         switch self {
-        case .asyncHTTPClient: return AsyncHTTPClientTransport()
+        case .asyncHTTPClient:
+            // A ratio-free size of 1 MiB instead of 1 GiB, so that the bomb case stays small.
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.decompressionRatioFreeSize = 1 << 20
+            return AsyncHTTPClientTransport(configuration: configuration)
         case .urlSession: return URLSessionTransport()
         case .scripted: return ScriptedTransport(script: ScriptedServer.answer)
         }

@@ -109,11 +109,17 @@ struct StreamTests {
                 body.append(contentsOf: chunk.readableBytesView)
             }
             #expect(String(decoding: body, as: UTF8.self).contains("\"gzipped\""))
-            let bomb = try await manager.stream(Request(url: server.url("/gzip-bomb?size=67108864")))
+            // Past a ratio-free size lowered from 1 GiB to 1 MiB, so that the test stays small.
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.decompressionRatioFreeSize = 1 << 20
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            let bombs = SessionManager(transport: transport)
+            let bomb = try await bombs.stream(Request(url: server.url("/gzip-bomb?size=67108864")))
             let error = await #expect(throws: CourierError.self) {
                 for try await _ in bomb.body {}
             }
             #expect(error?.code == .decompressionLimitExceeded)
+            try await transport.shutdown()
         }
     }
 

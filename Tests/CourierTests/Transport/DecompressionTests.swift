@@ -29,11 +29,12 @@ struct DecompressionTests {
         }
     }
 
-    @Test("the defaults: on, ratio 100")
+    @Test("the defaults: on, ratio 100 past 1 GiB")
     func defaults() {
         let configuration = AsyncHTTPClientTransport.Configuration()
         #expect(configuration.decompressesResponses)
         #expect(configuration.decompressionRatioLimit == 100)
+        #expect(configuration.decompressionRatioFreeSize == 1 << 30)
     }
 
     @Test("gzip and deflate bodies arrive decoded, and the request asked for them", arguments: ["gzip", "deflate"])
@@ -110,8 +111,9 @@ struct DecompressionTests {
 
     @Test("a decompression bomb is a typed error, buffered or downloaded", arguments: ["gzip", "deflate"])
     func bomb(_ coding: String) async throws {
-        try await Self.withTransport { server, manager in
-            // 64 MiB of zeros in about 400 KiB: 158:1, past the default ratio of 100.
+        // The ratio-free size lowered from 1 GiB, so that the test stays small.
+        try await Self.withTransport({ $0.decompressionRatioFreeSize = 1 << 20 }) { server, manager in
+            // 64 MiB of zeros in about 400 KiB: 158:1, past the ratio of 100 past 1 MiB.
             let url = server.url("/\(coding)-bomb?size=67108864")
             let buffered = await expectCode(.decompressionLimitExceeded) {
                 try await manager.data(for: Request(url: url))
@@ -130,9 +132,9 @@ struct DecompressionTests {
         }
     }
 
-    @Test("below 1 MiB decoded the ratio does not apply: 158:1 zeros decode at the default limit")
+    @Test("below the ratio-free size the ratio does not apply: 158:1 zeros decode")
     func smallBodiesAreNotBombs() async throws {
-        try await Self.withTransport { server, manager in
+        try await Self.withTransport({ $0.decompressionRatioFreeSize = 1 << 20 }) { server, manager in
             let response = try await manager.data(for: Request(url: server.url("/deflate-bomb?size=1000000")))
             #expect(response.data.count == 999_751)
         }
@@ -140,10 +142,28 @@ struct DecompressionTests {
 
     @Test("a raised ratio lets a highly compressible body through, decoded")
     func raisedRatio() async throws {
-        try await Self.withTransport({ $0.decompressionRatioLimit = 1_000 }) { server, manager in
+        try await Self.withTransport({
+            $0.decompressionRatioLimit = 1_000
+            $0.decompressionRatioFreeSize = 1 << 19
+        }) { server, manager in
             let response = try await manager.data(for: Request(url: server.url("/gzip-bomb?size=1000000")))
             #expect(response.data.count == 999_751)
             #expect(response.data.allSatisfy { $0 == 0 })
+        }
+    }
+
+    /// What nginx's `gzip on` makes of a repetitive log (about 120:1) or `gzip -9` of a padded file
+    /// (over 200:1) is an ordinary body, not a bomb: at the defaults, 8 MiB of zeros at 158:1
+    /// arrive whole, buffered, streamed and downloaded.
+    @Test("an ordinary body that compresses well past 100:1 decodes at the defaults")
+    func wellCompressedBodiesAreNotBombs() async throws {
+        try await Self.withTransport { server, manager in
+            let url = server.url("/gzip-bomb?size=8388608")
+            let response = try await manager.data(for: Request(url: url))
+            #expect(response.data.count == 8_388_355)
+            var streamed = 0
+            for try await chunk in try await manager.stream(Request(url: url)).body { streamed += chunk.readableBytes }
+            #expect(streamed == 8_388_355)
         }
     }
 }

@@ -32,8 +32,8 @@ enum ContentCoding: Sendable, Equatable {
 /// Why a coded response body could not be decoded.
 struct ContentDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Reason: Sendable, Equatable {
-        /// Decoded bytes passed `limit` per encoded byte received.
-        case ratioExceeded(limit: Int)
+        /// Decoded bytes passed the limit's size, then its ratio to the encoded bytes received.
+        case ratioExceeded(DecompressionLimit)
         /// The bytes are not in the coding; zlib's message when it gave one.
         case invalidData(String?)
         /// The body ended before the coded data did.
@@ -50,7 +50,8 @@ struct ContentDecodingError: Error, Sendable, Equatable, CustomStringConvertible
 
     var description: String {
         switch reason {
-        case .ratioExceeded(let limit): "decoded more than \(limit) bytes per encoded byte"
+        case .ratioExceeded(let limit):
+            "decoded past \(limit.ratioFreeSize) bytes at more than \(limit.ratio) bytes per encoded byte"
         case .invalidData(let message): "the data is not in its coding" + (message.map { " (\($0))" } ?? "")
         case .truncated: "the body ended before its coded data did"
         case .trailingData: "bytes follow the end of the coded data"

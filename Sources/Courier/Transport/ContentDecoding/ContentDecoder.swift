@@ -11,13 +11,8 @@ final class ContentDecoder {
     /// holds at most this much of it at a time.
     static let maximumPieceSize = 256 * 1024
 
-    /// Decoded bytes the ratio limit lets through whatever the ratio: a body this small exhausts
-    /// nothing, and short repetitive bodies (a page of zeros, a padded table) compress far past
-    /// any sensible ratio.
-    static let ratioFreeAllowance = 1 << 20
-
     private let coding: ContentCoding
-    private let ratioLimit: Int
+    private let limit: DecompressionLimit
     private let stream: UnsafeMutablePointer<z_stream>
     private var isOpen = false
     /// Encoded bytes received so far (all that ``received(_:)`` was told of), for the ratio.
@@ -30,12 +25,11 @@ final class ContentDecoder {
     private var triedRawDeflate = false
 
     /// Makes a decoder for one body.
-    /// - Parameter ratioLimit: the most decoded bytes per encoded byte received, checked once the
-    ///   decoded body is past ``ratioFreeAllowance``.
+    /// - Parameter limit: how far the body may expand (see ``DecompressionLimit``).
     /// - Throws: ``ContentDecodingError`` when zlib cannot set up (out of memory).
-    init(coding: ContentCoding, ratioLimit: Int) throws(ContentDecodingError) {
+    init(coding: ContentCoding, limit: DecompressionLimit) throws(ContentDecodingError) {
         self.coding = coding
-        self.ratioLimit = max(1, ratioLimit)
+        self.limit = limit
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         // 15-bit window, +32: zlib recognises a zlib or a gzip header by itself. "deflate" is
@@ -114,9 +108,9 @@ final class ContentDecoder {
     }
 
     private func checkRatio() throws(ContentDecodingError) {
-        guard decodedBytes > Self.ratioFreeAllowance else { return }
-        let (allowed, overflow) = encodedBytes.multipliedReportingOverflow(by: ratioLimit)
-        if !overflow, decodedBytes > allowed { throw ContentDecodingError(.ratioExceeded(limit: ratioLimit)) }
+        guard decodedBytes > limit.ratioFreeSize else { return }
+        let (allowed, overflow) = encodedBytes.multipliedReportingOverflow(by: limit.ratio)
+        if !overflow, decodedBytes > allowed { throw ContentDecodingError(.ratioExceeded(limit)) }
     }
 
     /// One call of `inflate` over all of `input`'s readable bytes into `output`'s free space.

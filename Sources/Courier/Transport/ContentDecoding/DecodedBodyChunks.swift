@@ -6,9 +6,9 @@ extension BodyChunks {
     /// piece per read, so a slow reader holds back the encoded bytes (and the socket) rather
     /// than a pile of decoded ones.
     /// - Parameter url: the request's URL, for the errors.
-    func decoded(_ coding: ContentCoding, ratioLimit: Int, url: URL) -> BodyChunks {
+    func decoded(_ coding: ContentCoding, limit: DecompressionLimit, url: URL) -> BodyChunks {
         BodyChunks(makeIterator: {
-            var decoding = DecodingIterator(upstream: makeAsyncIterator(), coding: coding, ratioLimit: ratioLimit)
+            var decoding = DecodingIterator(upstream: makeAsyncIterator(), coding: coding, limit: limit)
             return AsyncIterator {
                 do {
                     return try await decoding.next()
@@ -25,17 +25,17 @@ extension BodyChunks {
 private struct DecodingIterator {
     private var upstream: BodyChunks.AsyncIterator
     private let coding: ContentCoding
-    private let ratioLimit: Int
+    private let limit: DecompressionLimit
     /// Made with the first chunk, so an empty body costs no zlib state.
     private var decoder: ContentDecoder?
     /// Encoded bytes received and not yet decoded.
     private var pending = ByteBuffer()
     private var isFinished = false
 
-    init(upstream: BodyChunks.AsyncIterator, coding: ContentCoding, ratioLimit: Int) {
+    init(upstream: BodyChunks.AsyncIterator, coding: ContentCoding, limit: DecompressionLimit) {
         self.upstream = upstream
         self.coding = coding
-        self.ratioLimit = ratioLimit
+        self.limit = limit
     }
 
     /// The next decoded piece, or nil after the body's end.
@@ -54,7 +54,7 @@ private struct DecodingIterator {
                 try decoder?.finish()
                 return nil
             }
-            let decoder = try decoder ?? ContentDecoder(coding: coding, ratioLimit: ratioLimit)
+            let decoder = try decoder ?? ContentDecoder(coding: coding, limit: limit)
             self.decoder = decoder
             decoder.received(chunk.readableBytes)
             pending = chunk

@@ -1,0 +1,104 @@
+import CourierTestServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The CLI against what issue 48 found: bodies that compress well are not bombs, and TLS 1.0
+/// and 1.1 need `--ssl` (an `openssl s_server` that offers nothing newer, where openssl exists).
+@Suite(.timeLimit(.minutes(3))) struct HostileServerOptionTests {
+    /// 8 MiB of zeros at 158:1, as nginx's `gzip on` makes of a repetitive log (about 120:1):
+    /// printed whole, where the old 100:1 limit past 1 MiB stopped it.
+    @Test func aWellCompressedBodyIsPrintedWhole() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let result = try await CourierProcess.run(["\(server.baseURL.absoluteString)/gzip-bomb?size=8388608"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.count == 8_388_355)
+    }
+
+    @Test(arguments: [("off", 0), ("1000", 0), ("0", 1), ("lots", 1)])
+    func decompressionRatioTakesANumberOrOff(value: String, status: Int32) async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let result = try await CourierProcess.run([
+            "--decompression-ratio", value, "\(server.baseURL.absoluteString)/gzip",
+        ])
+        #expect(result.status == status, "\(result.stderr)")
+    }
+
+    /// `openssl s_server` offering TLS 1.1 at most: refused by default with a line that names
+    /// `--ssl`, reached with `--ssl tls1.1`, as curl needs `--tlsv1.1` (and a lowered OpenSSL
+    /// security level) for it.
+    @Test func tlsBelow12NeedsTheSSLOption() async throws {
+        guard
+            let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("key.pem").path
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let made = try Self.runToEnd(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                "-subj", "/CN=127.0.0.1",
+            ])
+        try #require(made == 0)
+        let port = try Self.freePort()
+        let server = ChildProcess()
+        server.executableURL = URL(fileURLWithPath: openssl)
+        server.arguments = [
+            "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-tls1_1",
+            "-cipher", "DEFAULT@SECLEVEL=0", "-www", "-quiet",
+        ]
+        server.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        server.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try server.run()
+        defer {
+            // SIGKILL: the test runner may leave SIGTERM ignored, and children inherit that.
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let url = "https://127.0.0.1:\(port)/"
+        var refused = try await CourierProcess.run(["--verify", "no", url], limit: 30)
+        for _ in 0..<50 where refused.stderr.contains("refused") || refused.stderr.contains("connect") {
+            // s_server may not listen yet.
+            try await Task.sleep(for: .milliseconds(100))
+            refused = try await CourierProcess.run(["--verify", "no", url], limit: 30)
+        }
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--ssl"), "\(refused.stderr)")
+        let reached = try await CourierProcess.run(["--verify", "no", "--ssl", "tls1", url], limit: 30)
+        #expect(reached.status == 0, "\(reached.stderr)")
+    }
+
+    private static func runToEnd(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
