@@ -62,6 +62,10 @@ enum StandardStreams {
                 if errno == EPIPE {
                     throw CLIError.failure("output closed before everything was written (broken pipe)", .brokenPipe)
                 }
+                if errno == EBADF, StandardDescriptors.closedAtStart.contains(descriptor) {
+                    throw CLIError.failure(
+                        "cannot write output: \(descriptor == 1 ? "stdout" : "stderr") was closed when courier started")
+                }
                 throw CLIError.failure("cannot write output: \(String(cString: strerror(errno)))")
             }
             pointer += written
