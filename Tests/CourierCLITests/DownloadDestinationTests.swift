@@ -160,7 +160,13 @@ import Testing
                 ["-d", "\(base)/bytes/1000"], environment: ["COURIER_FORCE_TTY": "1"], directory: directory,
                 shell: .init(umask: umask))
             #expect(chosen.status == 0, "\(chosen.stderr)")
-            let named = try names(in: directory).subtracting(["new.bin"])
+            // And --output without --download, which saves what would have been printed.
+            let printed = directory.appendingPathComponent("printed.txt")
+            let saved = try await CourierProcess.run(
+                ["-o", printed.path, "\(base)/get"], shell: .init(umask: umask))
+            #expect(saved.status == 0, "\(saved.stderr)")
+            #expect(Int(status(printed.path).st_mode & 0o7777) == mode)
+            let named = try names(in: directory).subtracting(["new.bin", "printed.txt"])
             #expect(named.count == 1)
             for name in named {
                 #expect(Int(status(directory.appendingPathComponent(name).path).st_mode & 0o7777) == mode)
