@@ -11,6 +11,14 @@ struct CourierProcess {
         var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     }
 
+    /// What a shell does before it execs `courier`: set the umask (`"077"`), and apply
+    /// redirections (`"<&-"` closes stdin, `">&-"` stdout, `"2>&-"` stderr, as cron or a
+    /// daemon wrapper may start it).
+    struct Shell: Sendable {
+        var umask: String?
+        var redirections = ""
+    }
+
     /// The `courier` executable: `$COURIER_BIN`, or the one built next to this test bundle.
     static func executable() throws -> URL {
         if let path = ProcessInfo.processInfo.environment["COURIER_BIN"] { return URL(fileURLWithPath: path) }
@@ -28,18 +36,19 @@ struct CourierProcess {
     /// Runs `courier arguments`, with stdin from `stdin` (or /dev/null), in `directory`; stdin is
     /// a regular file unless `pipeStdin`, when the bytes are written into a pipe as it reads.
     /// Waits at most `limit` seconds, then kills the process and fails, so a hang cannot stall the suite.
+    /// With `shell`, `/bin/sh` starts it after setting its umask and redirections.
     ///
     /// The wait happens on a thread of its own: Swift's cooperative pool has one thread per core
     /// (two here), and a test polling a subprocess on it held one of them for the whole run,
     /// starving the deadline and timeout tests running beside it in the parallel suite.
     static func run(
         _ arguments: [String], stdin: Data? = nil, pipeStdin: Bool = false, environment: [String: String] = [:],
-        directory: URL? = nil, limit: Double = 120
+        directory: URL? = nil, shell: Shell? = nil, limit: Double = 120
     ) async throws -> Result {
         try await offThePool {
             try runBlocking(
                 arguments, stdin: stdin, pipeStdin: pipeStdin, environment: environment, directory: directory,
-                limit: limit)
+                shell: shell, limit: limit)
         }
     }
 
@@ -50,14 +59,19 @@ struct CourierProcess {
         }
     }
 
-    /// ``run(_:stdin:pipeStdin:environment:directory:limit:)``, blocking the calling thread.
+    /// ``run(_:stdin:pipeStdin:environment:directory:shell:limit:)``, blocking the calling thread.
     private static func runBlocking(
         _ arguments: [String], stdin: Data?, pipeStdin: Bool, environment: [String: String],
-        directory: URL?, limit: Double
+        directory: URL?, shell: Shell?, limit: Double
     ) throws -> Result {
         let process = ChildProcess()
         process.executableURL = try executable()
         process.arguments = arguments
+        if let shell, let courier = process.executableURL {
+            let umask = shell.umask.map { "umask \($0); " } ?? ""
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(umask)exec \"$0\" \"$@\" \(shell.redirections)", courier.path] + arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COURIER_FORCE_TTY")
         // The developer's own ~/.netrc must not add credentials to the tests' requests.

@@ -186,7 +186,7 @@ import Testing
         #expect(files.allSatisfy { $0 == files[0] } && files[0].count == 5000)
     }
 
-    /// ``runHttpie(_:_:)`` on a thread of its own (see ``CourierProcess/run(_:stdin:pipeStdin:environment:directory:limit:)``).
+    /// ``runHttpie(_:_:)`` on a thread of its own (see ``CourierProcess/run(_:stdin:pipeStdin:environment:directory:shell:limit:)``).
     static func runHttpieOffThePool(_ path: String, _ arguments: [String]) async throws -> CourierProcess.Result {
         try await CourierProcess.offThePool { try runHttpie(path, arguments) }
     }

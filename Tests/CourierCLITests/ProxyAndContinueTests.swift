@@ -117,11 +117,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("alphabet.txt")
         let url = server.url("/range/30000")
+        // The resume record beside the file (hidden, so that it takes no name of the user's).
+        let recordURL = directory.appendingPathComponent(".alphabet.txt.courier-resume")
         func leave(_ count: Int, etag: String) throws {
             try Data(TestServer.expectedRangeBytes(count: count)).write(to: output)
-            let sidecar =
-                "{\"url\":\"\(url.absoluteString)\",\"entityTag\":\"\(etag.replacingOccurrences(of: "\"", with: "\\\""))\"}"
-            try Data(sidecar.utf8).write(to: URL(fileURLWithPath: output.path + ".courier"))
+            let record =
+                "{\"format\":\"courier-resume/1\",\"url\":\"\(url.absoluteString)\",\"entityTag\":\"\(etag.replacingOccurrences(of: "\"", with: "\\\""))\"}"
+            try Data(record.utf8).write(to: recordURL)
         }
         try leave(10_000, etag: "\"range30000\"")
         let resumed = try await CourierProcess.run(
@@ -130,7 +132,7 @@ import Testing
         #expect(server.stats.lastRequestHead?.value("If-Range") == "\"range30000\"")
         #expect(server.stats.lastRequestHead?.value("Range") == "bytes=10000-")
         #expect(Array(try Data(contentsOf: output)) == TestServer.expectedRangeBytes(count: 30_000))
-        #expect(!FileManager.default.fileExists(atPath: output.path + ".courier"))
+        #expect(!FileManager.default.fileExists(atPath: recordURL.path))
 
         // Bytes of another version: the server answers 200 and the file is replaced whole.
         try Data(repeating: 0x21, count: 5000).write(to: output)

@@ -63,9 +63,14 @@ final class DownloadFile {
     }
 
     /// Moves the finished file to `destination`, atomically, never replacing an existing file
-    /// unless `options` has `.removePreviousFile`.
-    /// - Throws: ``CourierError`` `.downloadDestinationExists` or `.downloadFailed`; the
-    ///   temporary file is left for the caller to discard.
+    /// unless `options` has `.removePreviousFile`, and then only a regular file.
+    ///
+    /// The temporary file is private (0600) while it fills; before it takes its name it gets the
+    /// mode a new file gets (`0666 & ~umask`), or the replaced file's permission bits and, where
+    /// the process may give them, its owner and group.
+    /// - Throws: ``CourierError`` `.downloadDestinationExists` (an existing file without
+    ///   `.removePreviousFile`; a symbolic link, device, FIFO or socket in any case) or
+    ///   `.downloadFailed`; the temporary file is left for the caller to discard.
     func move(to destination: URL, options: DownloadOptions) throws {
         closeDescriptor()
         guard destination.isFileURL else {
@@ -97,6 +102,7 @@ final class DownloadFile {
             source = staged
         }
         defer { if source != url { unlink(source.path) } }
+        try Self.giveMode(to: source, replacing: destination, options: options)
         if options.contains(.removePreviousFile) {
             guard rename(source.path, destination.path) == 0 else {
                 throw Self.error("cannot move the download to", url: destination)
@@ -116,6 +122,43 @@ final class DownloadFile {
         }
         if source == url { return }
         unlink(url.path)
+    }
+
+    /// Refuses to replace what `.removePreviousFile` must not: a rename over a symbolic link
+    /// replaces the link (its target keeps the old bytes), and over a device node or FIFO
+    /// deletes it (as root, `/dev/null` itself), so anything but a regular file is an error.
+    /// - Throws: ``CourierError`` `.downloadDestinationExists`.
+    static func checkReplaceable(_ destination: URL) throws {
+        var info = stat()
+        guard lstat(destination.path, &info) == 0 else { return }
+        let kind: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFLNK: kind = "a symbolic link"
+        case S_IFDIR: kind = "a directory"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFIFO: kind = "a FIFO"
+        default: kind = "not a regular file"
+        }
+        throw CourierError(
+            .downloadDestinationExists,
+            "\(destination.path) is \(kind); .removePreviousFile replaces only a regular file, so it was left as it was",
+            offendingInput: destination.path)
+    }
+
+    /// Gives `file` the mode of a new file, or of the regular file it replaces (with its owner
+    /// and group when the process may set them; set-id bits are not carried over).
+    /// - Throws: ``CourierError`` `.downloadDestinationExists` from ``checkReplaceable(_:)``.
+    private static func giveMode(to file: URL, replacing destination: URL, options: DownloadOptions) throws {
+        var info = stat()
+        guard options.contains(.removePreviousFile), lstat(destination.path, &info) == 0 else {
+            chmod(file.path, NewFileMode.bits)
+            return
+        }
+        try checkReplaceable(destination)
+        // Before chmod: chown clears set-id bits, and a failure (not root) is no reason to stop.
+        if info.st_uid != geteuid() || info.st_gid != getegid() { _ = chown(file.path, info.st_uid, info.st_gid) }
+        chmod(file.path, info.st_mode & 0o777)
     }
 
     private static func sameFileSystem(_ file: URL, _ directory: URL) -> Bool {

@@ -9,14 +9,22 @@ public struct DownloadOptions: OptionSet, Sendable, Hashable {
 
     /// Create missing parent directories of the destination.
     public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 0)
-    /// Replace an existing file at the destination (atomically). Without it, an existing file
-    /// is a `.downloadDestinationExists` error and is left untouched.
+    /// Replace an existing regular file at the destination (atomically, by rename; the new file
+    /// keeps the old one's permission bits, and its owner and group where the process may set
+    /// them). Without it, an existing file is a `.downloadDestinationExists` error and is left
+    /// untouched. A symbolic link, device node, FIFO or socket at the destination is never
+    /// replaced, with or without it: a rename would replace the link rather than write to its
+    /// target, and would delete the device. That is a `.downloadDestinationExists` error too.
     public static let removePreviousFile = DownloadOptions(rawValue: 1 << 1)
     /// For a download to a destination named up front
     /// (``SessionManager/download(_:to:partialFile:options:progress:)``): stream into a partial
     /// file beside it (`destination.part`), keep the response's `ETag` and `Last-Modified` in
-    /// `destination.part.courier`, keep both when the download fails or the process dies, and
-    /// continue from them when they exist.
+    /// a private record `.destination.part.courier-resume` (0600; the URL without query,
+    /// fragment or user-info), keep both when the download fails or the process dies, and
+    /// continue from them when they exist. A later request continues them when its scheme,
+    /// host, port and path match the record's. Records of earlier versions
+    /// (`destination.part.courier`) are ignored, and a file at the record's path that is not a
+    /// record is never replaced or removed.
     ///
     /// Continuing sends `Range: bytes=N-` (N the partial file's length) with `If-Range` (the
     /// strong ETag, else Last-Modified). A `206` must start at N and is appended; a `200` (the

@@ -4,30 +4,22 @@ import Foundation
 /// validators next to it, so that another process (after a crash, a kill, a reboot) can
 /// continue it with `Range` and `If-Range`, as `curl -C -` and `wget -c` do.
 ///
-/// The validators go in a small sidecar file, `<partial>.courier` (JSON: the URL the bytes came
-/// from, its `ETag` and `Last-Modified`), not in an extended attribute: user xattrs are missing
-/// on tmpfs before Linux 6.6, on many network and FAT file systems, and are dropped by `cp`
-/// and `rsync` without `-X`, while a sidecar works wherever the partial file does and a user
-/// can see and delete it. The partial file's own length is the count of bytes kept: nothing
-/// else has to be updated while bytes arrive, so a process killed at any moment leaves a
-/// consistent pair. The sidecar is written (atomically, by rename) before the first byte of a
-/// body goes into the partial file, and removed once the file is moved to its destination.
+/// The validators go in a small record beside the partial file, `.<partial>.courier-resume`
+/// (``ResumeRecord``: private, JSON, the URL without its query), not in an extended attribute:
+/// user xattrs are missing on tmpfs before Linux 6.6, on many network and FAT file systems, and
+/// are dropped by `cp` and `rsync` without `-X`, while a record works wherever the partial file
+/// does and a user can see and delete it. The partial file's own length is the count of bytes
+/// kept: nothing else has to be updated while bytes arrive, so a process killed at any moment
+/// leaves a consistent pair. The record is written (atomically, by rename) before the first
+/// byte of a body goes into the partial file, and removed once the file is moved to its destination.
 struct PartialDownload: Sendable {
-    /// What the sidecar holds.
-    struct Validators: Codable, Sendable, Hashable {
-        /// The URL the partial bytes came from (after redirects).
-        var url: URL
-        var entityTag: String?
-        var lastModified: String?
-    }
-
     /// The file the body streams into.
     let partialFile: URL
     /// Where the finished file goes.
     let destination: URL
 
-    /// The sidecar beside ``partialFile``.
-    var sidecar: URL { URL(fileURLWithPath: partialFile.path + ".courier") }
+    /// The resume record beside ``partialFile``.
+    var sidecar: URL { ResumeRecord.location(for: partialFile) }
 
     /// `destination.part` unless a partial file is named.
     init(destination: URL, partialFile: URL?) {
@@ -36,13 +28,14 @@ struct PartialDownload: Sendable {
     }
 
     /// The resume data for what a previous process left: the partial file's length with the
-    /// sidecar's validators; nil (start over) when either is missing, the file is empty, the
-    /// sidecar is unreadable, or it holds no validator usable in `If-Range`.
+    /// record's validators; nil (start over) when either is missing, the file is empty, the
+    /// record is unreadable, or it holds no validator usable in `If-Range`. The resume data's
+    /// URL is the record's, without a query: ``ResumeData`` matches it to a request by scheme,
+    /// host, port and path.
     func leftOver() -> ResumeData? {
         var info = stat()
         guard stat(partialFile.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-            let data = try? Data(contentsOf: sidecar),
-            let validators = try? JSONDecoder().decode(Validators.self, from: data)
+            let validators = ResumeRecord.read(at: sidecar)
         else { return nil }
         let resumeData = ResumeData(
             url: validators.url, bytesWritten: Int64(info.st_size), entityTag: validators.entityTag,
@@ -66,38 +59,29 @@ struct PartialDownload: Sendable {
     }
 
     /// Stores the validators of `head` (the response whose body is about to be written) in the
-    /// sidecar, or removes the sidecar when the response has none: such bytes cannot be resumed.
-    /// - Throws: ``CourierError`` `.downloadFailed` when the sidecar cannot be written.
+    /// record, or removes the record when the response has none: such bytes cannot be resumed.
+    /// - Throws: ``CourierError`` `.downloadFailed` when the record cannot be written, or a file
+    ///   that is not a record is in its place.
     func recordValidators(of head: ResponseHead, url: URL) throws {
-        let validators = Validators(
-            url: url, entityTag: head.value(forHTTPHeaderField: "ETag"),
-            lastModified: head.value(forHTTPHeaderField: "Last-Modified"))
-        guard validators.entityTag != nil || validators.lastModified != nil else {
+        let entityTag = head.value(forHTTPHeaderField: "ETag")
+        let lastModified = head.value(forHTTPHeaderField: "Last-Modified")
+        guard entityTag != nil || lastModified != nil,
+            let record = ResumeRecord(url: url, entityTag: entityTag, lastModified: lastModified)
+        else {
             removeSidecar()
             return
         }
-        let staged = URL(fileURLWithPath: sidecar.path + ".\(getpid()).tmp")
-        do {
-            try JSONEncoder().encode(validators).write(to: staged)
-            guard rename(staged.path, sidecar.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-        } catch {
-            unlink(staged.path)
-            throw CourierError(
-                .downloadFailed, "cannot write the resume record \(sidecar.path)", offendingInput: sidecar.path,
-                underlyingError: error)
-        }
+        try record.write(to: sidecar)
     }
 
-    /// Whether the bytes kept after a failure can be continued later: some bytes, and a sidecar.
+    /// Whether the bytes kept after a failure can be continued later: some bytes, and a record.
     func isResumable(_ file: DownloadFile) -> Bool {
-        file.bytesWritten > 0 && FileManager.default.fileExists(atPath: sidecar.path)
+        file.bytesWritten > 0 && ResumeRecord.read(at: sidecar) != nil
     }
 
-    /// Removes the sidecar: the download finished or its bytes are no use.
+    /// Removes the record (only if it is one): the download finished or its bytes are no use.
     func removeSidecar() {
-        unlink(sidecar.path)
+        ResumeRecord.remove(at: sidecar)
     }
 
     /// The destination, whatever the response: the caller named it up front.

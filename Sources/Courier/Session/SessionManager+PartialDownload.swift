@@ -6,15 +6,20 @@ extension SessionManager {
     /// A task that downloads `request` to `destination`.
     ///
     /// With ``DownloadOptions/resumesPartialFile`` the body streams into `partialFile`
-    /// (`destination.part` by default), with its validators in `partialFile.courier` (see
+    /// (`destination.part` by default), with its validators in `.partialFile.courier-resume` (see
     /// ``DownloadOptions/resumesPartialFile`` for the rules), and a partial file left by an
     /// earlier process or task is continued; without it the body streams into a hidden file
     /// (`.courier-UUID.download`) in the destination's directory, renamed into place at the end
     /// and removed on failure, so the bytes are written once whatever file system the
     /// destination is on.
+    /// The finished file gets the mode a new file gets (`0666 & ~umask`), or, replacing one, the
+    /// old file's permission bits (and owner and group where the process may set them); hard
+    /// links to a replaced file keep the old bytes, since the replacement is a rename.
     /// - Throws: ``CourierError`` `.downloadDestinationExists` when `destination` exists and
-    ///   `options` lacks `.removePreviousFile` (checked before any I/O, so that a partial file is
-    ///   never fetched only to be refused at the end); `.downloadFailed` for a destination
+    ///   `options` lacks `.removePreviousFile`, or it is a symbolic link, directory, device,
+    ///   FIFO or socket, which `.removePreviousFile` does not replace (checked before any I/O, so
+    ///   that a partial file is never fetched only to be refused at the end, and again at the
+    ///   end); `.downloadFailed` for a destination
     ///   that is not a file URL, or whose directory does not exist and `options` lacks
     ///   `.createIntermediateDirectories` (checked up front too).
     public func downloadTask(
@@ -32,6 +37,7 @@ extension SessionManager {
                 "\(destination.path) already exists; pass .removePreviousFile to replace it",
                 offendingInput: destination.path)
         }
+        if options.contains(.removePreviousFile) { try DownloadFile.checkReplaceable(destination) }
         let directory = destination.deletingLastPathComponent()
         let existingDirectory = Self.existingDirectory(directory)
         if !options.contains(.createIntermediateDirectories), existingDirectory == nil {

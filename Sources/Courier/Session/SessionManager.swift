@@ -166,7 +166,9 @@ public final class SessionManager: Sendable {
 
     /// A task that streams the response body to a temporary file in constant memory, then moves
     /// it to where `destination` says, atomically; an existing file is replaced only with
-    /// `.removePreviousFile`. A cancelled or failed download leaves no file at the destination.
+    /// `.removePreviousFile`, and only a regular one (see ``DownloadOptions/removePreviousFile``).
+    /// A new file gets `0666 & ~umask`, as `open(2)` would give it. A cancelled or failed
+    /// download leaves no file at the destination.
     public func downloadTask(
         with request: Request, options: DownloadOptions = [], progress: ProgressHandler? = nil,
         destination: @escaping DownloadDestination

@@ -111,7 +111,8 @@ struct Exchange: Sendable {
     func run(interrupts: InterruptWatch) async throws -> ExitStatus {
         var request = request
         if chunked { request.body = ChunkedBody.wrapping(request.body) }
-        let downloadTarget = download ? try DownloadTarget.prepare(outputPath: outputPath, resume: resume) : nil
+        let downloadTarget =
+            download ? try DownloadTarget.prepare(outputPath: outputPath, resume: resume, url: request.url) : nil
         // A download with stdout redirected and no -o writes the body to stdout, as httpie does.
         let downloading = downloadTarget != nil && (outputPath != nil || printer.stdoutIsTerminal)
         var connection = self.connection

@@ -26,9 +26,11 @@ enum StandardInput {
     /// Bytes read per `read(2)`.
     static let chunkSize = 256 << 10
 
-    /// The body stdin holds, or nil when it is empty.
+    /// The body stdin holds, or nil when it is empty or was closed when the process started
+    /// (``StandardDescriptors``).
     /// - Throws: ``CLIError`` when stdin cannot be read.
     static func body() throws -> RequestBody? {
+        if StandardDescriptors.stdinWasClosed { return nil }
         var info = stat()
         if fstat(0, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
             let offset = max(0, Int64(lseek(0, 0, SEEK_CUR)))

@@ -26,7 +26,9 @@ enum StandardStreams {
     /// `--download` saves whatever would have been printed, as httpie's does.
     /// - Throws: ``CLIError`` (usage) when the file cannot be opened for writing.
     static func redirectOut(toFile path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // 0666: a new file gets the umask's mode, as with the shell's `>` (0644 ignored a umask
+        // of 002); an existing one is written through and keeps its own.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw CLIError.usage(
                 "--output \"\(path)\": cannot open it for writing: \(String(cString: strerror(errno)))")
@@ -61,6 +63,10 @@ enum StandardStreams {
                 if errno == EINTR { continue }
                 if errno == EPIPE {
                     throw CLIError.failure("output closed before everything was written (broken pipe)", .brokenPipe)
+                }
+                if errno == EBADF, StandardDescriptors.closedAtStart.contains(descriptor) {
+                    throw CLIError.failure(
+                        "cannot write output: \(descriptor == 1 ? "stdout" : "stderr") was closed when courier started")
                 }
                 throw CLIError.failure("cannot write output: \(String(cString: strerror(errno)))")
             }

@@ -30,16 +30,19 @@ enum FaultEndpoints {
     }
 
     /// Declares `total` bytes (default after + 1000), sends `after` (default 1000), then closes
-    /// (or resets with `?reset=1`).
+    /// (or resets with `?reset=1`). `?etag=1` adds an `ETag` (`"cut-<total>"`), so that a
+    /// client keeps what arrived for a resume.
     static func closeMidResponse(_ request: ServerRequest) -> any RequestBodyConsumer {
         let after = max(0, request.queryInt("after") ?? 1000)
         let total = max(after + 1, request.queryInt("total") ?? after + 1000)
         let ending: ConnectionEnding = request.queryValue("reset") == "1" ? .reset : .close
         let source = CutSource(
             inner: TapeSource(tape: .alphabet, offset: 0, count: after, chunkSize: 64 * 1024), ending: ending)
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/octet-stream")]
+        if request.queryValue("etag") == "1" { headers.append(("ETag", "\"cut-\(total)\"")) }
         return DiscardingBody(
             .streamed(
-                ResponseHeadSpec(status: .ok, headers: [("Content-Type", "application/octet-stream")]),
+                ResponseHeadSpec(status: .ok, headers: headers),
                 framing: .contentLength(total), source: source))
     }
 

@@ -6,7 +6,7 @@ import Testing
 @testable import Courier
 
 /// Downloads that stream into `destination.part` with their validators in
-/// `destination.part.courier`, and continue from what a dead process left there.
+/// `.destination.part.courier-resume`, and continue from what a dead process left there.
 @Suite("Resumable partial files beside the destination", .timeLimit(.minutes(3)))
 struct PartialDownloadTests {
     /// Leaves `bytes` in `destination.part` and a sidecar naming `url` and `etag`, as a process
@@ -15,8 +15,13 @@ struct PartialDownloadTests {
         throws
     {
         try Data(bytes).write(to: URL(fileURLWithPath: destination.path + ".part"))
-        let record = PartialDownload.Validators(url: url, entityTag: etag, lastModified: lastModified)
-        try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: destination.path + ".part.courier"))
+        let record = try #require(ResumeRecord(url: url, entityTag: etag, lastModified: lastModified))
+        try record.write(to: recordPath(destination))
+    }
+
+    /// The resume record beside `destination.part`.
+    func recordPath(_ destination: URL) -> URL {
+        ResumeRecord.location(for: URL(fileURLWithPath: destination.path + ".part"))
     }
 
     func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
@@ -36,7 +41,7 @@ struct PartialDownloadTests {
             #expect(sent.value("Range") == "bytes=12345-")
             #expect(sent.value("If-Range") == "\"range50000\"")
             #expect(!exists(destination.path + ".part"))
-            #expect(!exists(destination.path + ".part.courier"))
+            #expect(!exists(recordPath(destination).path))
         }
     }
 
@@ -50,7 +55,7 @@ struct PartialDownloadTests {
             #expect(response.response.statusCode == 200)
             #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: 40_000, seed: 3))
             #expect(server.stats.lastRequestHead?.value("If-Range") == "\"an-old-version\"")
-            #expect(!exists(destination.path + ".part.courier"))
+            #expect(!exists(recordPath(destination).path))
         }
     }
 
@@ -110,7 +115,7 @@ struct PartialDownloadTests {
                     Request(url: server.url("/status/404")), to: destination, options: [.resumesPartialFile])
             }
             #expect(Array(try Data(contentsOf: URL(fileURLWithPath: destination.path + ".part"))) == kept)
-            #expect(exists(destination.path + ".part.courier"))
+            #expect(exists(recordPath(destination).path))
         }
     }
 
@@ -128,9 +133,7 @@ struct PartialDownloadTests {
             let partial = URL(fileURLWithPath: destination.path + ".part")
             let keptCount = try Data(contentsOf: partial).count
             #expect(keptCount > 0 && keptCount < length)
-            let record = try JSONDecoder().decode(
-                PartialDownload.Validators.self,
-                from: Data(contentsOf: URL(fileURLWithPath: partial.path + ".courier")))
+            let record = try #require(ResumeRecord.read(at: recordPath(destination)))
             #expect(record.entityTag == "\"bytes-\(length)-5\"")
             #expect(!exists(destination.path))
 

@@ -109,12 +109,13 @@ enum AttemptDecision {
     }
 
     /// The request that goes out for an attempt: `Range` and `If-Range` added when it resumes a
-    /// download at the URL the resume data names (a redirect hop elsewhere gets neither), with
+    /// download at the URL the resume data names (``ResumeData/continues(_:)``: a record's URL,
+    /// which keeps no query, by scheme, host, port and path; a redirect hop elsewhere gets neither), with
     /// `Accept-Encoding: identity` unless the request names codings itself: the partial file holds
     /// bytes as sent without a coding, and a range of a coded representation counts other bytes.
     /// - Throws: ``CourierError`` `.invalidResumeData` when the resume data has no validator.
     static func outgoing(_ request: Request, resuming resumeData: ResumeData?) throws -> Request {
-        guard let resumeData, request.url == resumeData.url else { return request }
+        guard let resumeData, resumeData.continues(request.url) else { return request }
         guard let validator = resumeData.ifRangeValidator else {
             throw CourierError(
                 .invalidResumeData, "the resume data for \(resumeData.url.absoluteString) has no ETag or Last-Modified",
