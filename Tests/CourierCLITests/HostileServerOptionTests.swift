@@ -102,3 +102,30 @@ import Testing
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
+/// `--max-time` bounds connecting and the TLS handshake, as curl's does: against a listener that
+/// never accepts, the process ends with the deadline's message instead of waiting out the
+/// transport's 10 s connect timeout (the run's limit is 9 s, under that timeout).
+@Suite(.timeLimit(.minutes(3))) struct MaxTimeStageTests {
+    @Test func maxTimeBoundsAStalledHandshake() async throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        try #require(ready)
+        let port = UInt16(bigEndian: address.sin_port)
+        let result = try await CourierProcess.run(
+            ["--max-time", "1", "--verify", "no", "https://127.0.0.1:\(port)/"], limit: 9)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("deadline"), "\(result.stderr)")
+        #expect(result.stderr.contains("before the response began"), "\(result.stderr)")
+    }
+}

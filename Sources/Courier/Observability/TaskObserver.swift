@@ -44,6 +44,18 @@ struct TaskObserver {
         }
     }
 
+    /// Where the current attempt stood, for a deadline's message: whether its response had
+    /// begun, and, when its transport says so, whether its request had gone out. Nil before
+    /// any attempt.
+    var stage: String? {
+        guard let attempt = attempts.last else { return nil }
+        if attempt.headReceived != nil { return "while the response body was arriving" }
+        if attempt.headSent != nil || recorder?.record.headSent != nil {
+            return "while waiting for the response after the request was sent"
+        }
+        return "before the response began (resolving, connecting, the TLS handshake, a proxy's CONNECT or sending)"
+    }
+
     /// Starts an attempt for `request` (adding trace-context headers to it when tracing) and
     /// returns the recorder to hand the transport.
     mutating func beginAttempt(_ request: inout Request) -> ExchangeRecorder {

@@ -324,7 +324,7 @@ struct RequestCommand: AsyncParsableCommand {
             connection: ConnectionOptions(
                 verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, http2: http2,
                 minimumTLSVersion: ssl, decompressionRatio: decompressionRatio.ratio, proxies: proxy,
-                transport: transport, idleTimeout: timeout),
+                transport: transport, idleTimeout: timeout, maxTime: maxTime),
             chunked: chunked, checkStatus: checkStatus || download, download: download,
             outputPath: output, resume: resume,
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),

@@ -39,6 +39,8 @@ struct ConnectionOptions: Sendable {
     /// `--timeout`: seconds to wait for the connection and for each read (httpie's meaning); the
     /// transports' defaults when nil.
     var idleTimeout: Double?
+    /// `--max-time`: the whole exchange's seconds, which bound connecting too.
+    var maxTime: Double?
 }
 
 /// Makes the session a command sends through, with the connection options and `--max-redirects`.
@@ -71,6 +73,13 @@ enum SessionFactory {
             let wait = TimeAmount.nanoseconds(Int64(min(seconds, 1e9) * 1e9))
             transportConfiguration.connectTimeout = wait
             transportConfiguration.readTimeout = wait
+        }
+        if let seconds = connection.maxTime {
+            // The request fails at its deadline, but AsyncHTTPClient finishes a connection attempt
+            // (TCP, TLS, a proxy's CONNECT) before it shuts down: one that outlived --max-time held
+            // the exit until its own timeout (10 s against a full accept queue).
+            let whole = TimeAmount.nanoseconds(Int64(min(seconds, 1e9) * 1e9))
+            transportConfiguration.connectTimeout = min(transportConfiguration.connectTimeout ?? whole, whole)
         }
         transportConfiguration.proxy = try ProxyOption.resolve(
             connection.proxies, environment: ProcessInfo.processInfo.environment)

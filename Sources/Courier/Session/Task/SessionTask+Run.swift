@@ -34,7 +34,7 @@ extension SessionTask {
         guard case .failure(var error) = result else { return finish(result) }
         // Only failures pay for the copy; a response carries its metrics already.
         error.metrics = observer.metrics()
-        return finish(.failure(error))
+        return finish(.failure(error), stage: observer.stage)
     }
 
     /// A transport's error as the task reports it: a ``CourierError`` as it is (transports map

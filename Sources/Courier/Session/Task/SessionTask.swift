@@ -231,9 +231,11 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
 
     /// Delivers the transfer's outcome, or `.cancelled` / `.timedOut` in its place when a cancel
     /// or the deadline came first, and returns what it delivered; a second outcome is dropped
-    /// (nil).
+    /// (nil). `stage` says where the transfer stood, for a deadline's message.
     @discardableResult
-    func finish(_ result: Result<SessionResponse, CourierError>) -> Result<SessionResponse, CourierError>? {
+    func finish(_ result: Result<SessionResponse, CourierError>, stage: String? = nil)
+        -> Result<SessionResponse, CourierError>?
+    {
         let outcome: Result<SessionResponse, CourierError>
         switch machine.withLockedValue({ $0.complete(result) }) {
         case .ignore: return nil
@@ -243,7 +245,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
             let target = originalRequest.url.absoluteString
             outcome = .failure(
                 CourierError(
-                    .timedOut, "the request to \(target) did not complete within its \(seconds) s deadline",
+                    .timedOut,
+                    "the request to \(target) did not complete within its \(seconds) s deadline"
+                        + (stage.map { ": it ran out \($0)" } ?? ""),
                     offendingInput: target))
         }
         publish(outcome)

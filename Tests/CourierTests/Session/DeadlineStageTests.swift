@@ -1,0 +1,70 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The request deadline is one clock from the first byte to the last: it covers connecting and
+/// the TLS handshake, not only the exchange, and its error says where the request stood.
+@Suite("Session deadlines: every stage, named in the error", .timeLimit(.minutes(3)))
+struct DeadlineStageTests {
+    /// A listener that never accepts: the kernel completes TCP handshakes into its backlog, so a
+    /// TLS client connects and then waits for a ServerHello that never comes.
+    final class SilentListener: Sendable {
+        let port: Int
+        private let descriptor: Int32
+
+        init() throws {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let ready = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0
+                        && getsockname(descriptor, $0, &length) == 0
+                }
+            }
+            guard ready else {
+                close(descriptor)
+                throw POSIXError(.EADDRNOTAVAIL)
+            }
+            self.descriptor = descriptor
+            self.port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    @Test func aStalledTLSHandshakeEndsAtTheDeadlineNamingTheStage() async throws {
+        let listener = try SilentListener()
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        // Longer than the deadline, so that only the deadline can end the request.
+        configuration.connectTimeout = .seconds(5)
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let manager = SessionManager(transport: transport)
+        var request = Request(url: try #require(URL(string: "https://127.0.0.1:\(listener.port)/")))
+        request.timeoutInterval = 0.5
+        let error = await #expect(throws: CourierError.self) { try await manager.data(for: request) }
+        #expect(error?.code == .timedOut)
+        #expect(error?.message.contains("before the response began") == true, "\(String(describing: error))")
+        try await manager.shutdown()
+        // AsyncHTTPClient finishes the connection attempt (its 5 s) before it has shut down.
+        try await transport.shutdown()
+    }
+
+    @Test func aSilentServerEndsAtTheDeadlineWaitingForTheResponse() async throws {
+        let server = try await TestServer.start()
+        let transport = AsyncHTTPClientTransport()
+        let manager = SessionManager(transport: transport)
+        var request = Request(url: server.url("/fault/never-answer"))
+        request.timeoutInterval = 0.5
+        let error = await #expect(throws: CourierError.self) { try await manager.data(for: request) }
+        #expect(error?.code == .timedOut)
+        #expect(error?.message.contains("waiting for the response") == true, "\(String(describing: error))")
+        try await manager.shutdown()
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+}
