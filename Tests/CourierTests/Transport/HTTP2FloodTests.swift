@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import CourierTestServer
 import Foundation
 import NIOSSL
@@ -49,6 +50,28 @@ struct HTTP2FloodTests {
             #expect(error2.message.contains("HTTP/2"), "\(error2.message)")
             let next = try await manager.data(for: Request(url: server.url("/get")))
             #expect(next.response.status.code == 200)
+        }
+    }
+
+    /// The upstream fault the guard works around, kept as a test so that an AsyncHTTPClient or
+    /// swift-nio-http2 that fixes it is noticed: without the guard, a CONTINUATION flood makes
+    /// NIOHTTP2 fail the connection (GOAWAY) without anyone closing it, and the client reads on,
+    /// each read appended to the frame decoder's buffer (to a trap at 4 GiB, on a real server).
+    /// Here the server stops at 64 MiB taken, and the test ends the request.
+    @Test func rawAsyncHTTPClientReadsAFailedConnectionOnWithoutEnd() async throws {
+        try await HTTP2TestHarness.withServer { context in
+            let client = HTTP2TestHarness.makeClient(trusting: context.certificate)
+            let request = HTTPClientRequest(url: context.server.url("/fault/h2-flood?kind=continuation").absoluteString)
+            let exchange = Task { try await client.execute(request, timeout: .seconds(120)) }
+            var written = 0
+            for _ in 0..<600 where written < Self.writtenCeiling {
+                try await Task.sleep(for: .milliseconds(50))
+                written = context.server.stats.http2FloodBytesWritten
+            }
+            exchange.cancel()
+            _ = try? await exchange.value
+            try await client.shutdown()
+            #expect(written >= Self.writtenCeiling, "the upstream fault may be fixed: revisit HTTP2ConnectionGuard")
         }
     }
 
