@@ -122,16 +122,11 @@ public struct HTTPRequestSerializer: RequestSerializer {
             let shown = HeaderRedaction.redactingURLPasswords(in: urlString)
             throw CourierError(.invalidURL, "\"\(shown)\" is not a valid URL", offendingInput: shown)
         }
-        let (url, credentials) = Self.splittingCredentials(from: parsed)
         var request = Request(
-            method: method, url: url, timeoutInterval: timeoutInterval, httpShouldHandleCookies: httpShouldHandleCookies
-        )
+            method: method, url: parsed, timeoutInterval: timeoutInterval,
+            httpShouldHandleCookies: httpShouldHandleCookies)
         try applyDefaultHeaders(to: &request)
-        if let credentials, request.headerFields[.authorization] == nil {
-            let encoded = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
-            request.headerFields[.authorization] = "Basic \(encoded)"
-        }
-        return request
+        return request.movingURLCredentialsToAuthorization()
     }
 
     /// `url` without its user-info, and the percent-decoded user and password it held.

@@ -21,7 +21,8 @@ extension SessionManager {
     ) -> (task: SessionTask, hooks: SessionHooks) {
         state.withLockedValue { state in
             let task = SessionTask(
-                identifier: state.nextIdentifier, kind: kind, request: request, manager: self,
+                identifier: state.nextIdentifier, kind: kind, request: request.movingURLCredentialsToAuthorization(),
+                manager: self,
                 uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download,
                 streamHandoff: streamHandoff, overrides: overrides)
             state.nextIdentifier += 1
