@@ -91,11 +91,3 @@ struct LineSplitter: Sendable {
         }
     }
 }
-
-extension CourierError.Code {
-    /// A line of a streamed body is longer than the limit given to `lines()` or `jsonLines(of:)`.
-    public static let lineTooLong = CourierError.Code("lineTooLong")
-    /// A line of an NDJSON body is not valid JSON for the requested type; the message names the
-    /// line number (counting from 1) and `offendingInput` holds the start of the line.
-    public static let invalidJSONLine = CourierError.Code("invalidJSONLine")
-}

@@ -239,9 +239,3 @@ public struct ServerSentEventParser: Sendable {
         return value
     }
 }
-
-extension CourierError.Code {
-    /// A server-sent event (or one line of it) is larger than the parser's
-    /// ``ServerSentEventParser/maximumEventLength``.
-    public static let serverSentEventTooLarge = CourierError.Code("serverSentEventTooLarge")
-}

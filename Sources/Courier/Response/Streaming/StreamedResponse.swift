@@ -119,8 +119,3 @@ public struct StreamedResponse: Sendable {
         return self
     }
 }
-
-extension CourierError.Code {
-    /// A streamed response body was iterated a second time; its bytes went to the first iterator.
-    public static let responseBodyAlreadyConsumed = CourierError.Code("responseBodyAlreadyConsumed")
-}
