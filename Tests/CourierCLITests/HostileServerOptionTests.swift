@@ -3,6 +3,8 @@ import CourierTestSupport
 import Foundation
 import Testing
 
+@testable import CourierCLI
+
 /// The CLI against what issue 48 found: bodies that compress well are not bombs, and TLS 1.0
 /// and 1.1 need `--ssl` (an `openssl s_server` that offers nothing newer, where openssl exists).
 @Suite(.timeLimit(.minutes(3))) struct HostileServerOptionTests {
@@ -127,5 +129,41 @@ import Testing
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("deadline"), "\(result.stderr)")
         #expect(result.stderr.contains("before the response began"), "\(result.stderr)")
+    }
+}
+
+/// What the hunt for more of issue 48 found in the command line's own input and output.
+@Suite struct HostileShapesTests {
+    /// 500 nested arrays around 20,000 zeros: 41 KB that indent to about 40 MB (a 400 KB one
+    /// took 847 MB and 9.5 s; 2 MB aborted the process). Past 16 times the body it is printed as
+    /// it came, as text that is not JSON is.
+    @Test func aBodyThatWouldIndentToHundredsOfTimesItsSizeIsPrintedAsSent() throws {
+        let hostile = String(repeating: "[", count: 500) + Array(repeating: "0", count: 20_000).joined(separator: ",")
+            + String(repeating: "]", count: 500)
+        let output = JSONOutput.reindented(JSONPrinter(pretty: true, colors: false))
+        #expect(output.render(Array(hostile.utf8)) == nil)
+        let ordinary = #"{"b": [1, 2], "a": {"c": null}}"#
+        let formatted = try #require(output.render(Array(ordinary.utf8)))
+        #expect(String(decoding: formatted, as: UTF8.self).contains("\n    \"a\": {\n        \"c\": null"))
+    }
+
+    /// `a[x][x]…` 5,000 deep ended in SIGSEGV (the printer's recursion overflowed the stack)
+    /// before anything was sent; key paths now stop at the depth JSON values stop at.
+    @Test func aKeyPathDeeperThanJSONAllowsIsAUsageError() async throws {
+        let deep = "a" + String(repeating: "[x]", count: 5_000) + "=1"
+        let result = try await CourierProcess.run(["--offline", "POST", "http://127.0.0.1:9/", deep])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("nesting deeper than 512"), "\(result.stderr)")
+        let fine = "a" + String(repeating: "[x]", count: 400) + "=1"
+        #expect(try await CourierProcess.run(["--offline", "POST", "http://127.0.0.1:9/", fine]).status == 0)
+    }
+
+    /// `field=@/dev/zero` grew to 6 GB in 15 s (`:=@` to 9 GB); an embedded file now stops at
+    /// 64 MiB with a line that points to the items that stream a file.
+    @Test(arguments: ["f=@/dev/zero", "f:=@/dev/zero"])
+    func anEndlessFileEmbeddedInTheBodyIsRefusedAtItsLimit(item: String) async throws {
+        let result = try await CourierProcess.run(["--offline", "POST", "http://127.0.0.1:9/", item])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("too large to embed"), "\(result.stderr)")
     }
 }

@@ -21,10 +21,19 @@ enum JSONOutput: Sendable {
         if case .asIs = self { return nil }
         guard let value = try? JSONParser.parse(text) else { return nil }
         switch self {
-        case .reindented(let printer): return Array(printer.string(for: value).utf8)
+        case .reindented(let printer):
+            // Past the bound the body is printed as it came, as for text that is not JSON.
+            return printer.string(for: value, limit: Self.formattedLimit(forBodyOf: text.count)).map { Array($0.utf8) }
         case .coloured: return Self.coloured(Array(text))
         case .asIs: return nil
         }
+    }
+
+    /// The most bytes a reindented body may take: ordinary JSON grows a few times when indented,
+    /// and a body whose indentation would make it hundreds of times larger is printed as sent.
+    static func formattedLimit(forBodyOf count: Int) -> Int {
+        let (scaled, overflow) = count.multipliedReportingOverflow(by: 16)
+        return overflow ? .max : max(scaled, 1 << 20)
     }
 
     /// `json` (valid JSON) with ANSI colours around its keys, strings, numbers and literals, and

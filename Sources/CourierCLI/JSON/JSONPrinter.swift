@@ -13,11 +13,26 @@ struct JSONPrinter {
     /// The text for `value`.
     func string(for value: OrderedJSON) -> String {
         var output = ""
-        write(value, level: 0, into: &output)
+        var budget = Int.max
+        write(value, level: 0, into: &output, budget: &budget)
         return output
     }
 
-    private func write(_ value: OrderedJSON, level: Int, into output: inout String) {
+    /// The text for `value`, or nil once it would pass `limit` UTF-8 bytes. Indentation grows
+    /// with depth, so a hostile document (500 nested arrays around a long flat one) formats to
+    /// thousands of times its size: a caller bounds what it is willing to build.
+    func string(for value: OrderedJSON, limit: Int) -> String? {
+        var output = ""
+        var budget = limit
+        write(value, level: 0, into: &output, budget: &budget)
+        return budget < 0 ? nil : output
+    }
+
+    /// Appends `value`; `budget` counts down the bytes still allowed and stops the walk below 0.
+    private func write(_ value: OrderedJSON, level: Int, into output: inout String, budget: inout Int) {
+        guard budget >= 0 else { return }
+        let before = output.utf8.count
+        defer { budget -= output.utf8.count - before }
         switch value {
         case .object(let members):
             if members.isEmpty { output += "{}"; return }
@@ -30,7 +45,9 @@ struct JSONPrinter {
                 if pretty { output += "\n" + String(repeating: " ", count: level + self.indent) }
                 output += paint(quoted(member.key), ANSI.key)
                 output += ": "
-                write(member.value, level: level + self.indent, into: &output)
+                var left = budget - (output.utf8.count - before)
+                write(member.value, level: level + self.indent, into: &output, budget: &left)
+                if left < 0 { return }
             }
             if pretty { output += "\n" + String(repeating: " ", count: level) }
             output += "}"
@@ -40,7 +57,9 @@ struct JSONPrinter {
             for (position, element) in elements.enumerated() {
                 if position > 0 { output += pretty ? "," : ", " }
                 if pretty { output += "\n" + String(repeating: " ", count: level + self.indent) }
-                write(element, level: level + self.indent, into: &output)
+                var left = budget - (output.utf8.count - before)
+                write(element, level: level + self.indent, into: &output, budget: &left)
+                if left < 0 { return }
             }
             if pretty { output += "\n" + String(repeating: " ", count: level) }
             output += "]"

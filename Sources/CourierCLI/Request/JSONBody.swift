@@ -109,6 +109,10 @@ enum JSONBody {
                 throw PathError(reason: "expected a key, an index or \"]\"")
             }
             position += 1
+            // `a[x][x]…` nests one level a step; the printer and the merge walk each level.
+            guard steps.count <= JSONParser.maximumDepth else {
+                throw PathError(reason: "nesting deeper than \(JSONParser.maximumDepth)")
+            }
         }
         return steps
     }

@@ -140,6 +140,9 @@ struct RequestPlanner {
         return result
     }
 
+    /// The most bytes a `=@` or `:=@` item embeds: its text goes into the body in memory.
+    static let maximumEmbeddedFileSize = 64 << 20
+
     private func checkedFile(_ path: String, for item: RequestItem) throws -> String {
         let expanded = (path as NSString).expandingTildeInPath
         var isDirectory: ObjCBool = false
@@ -156,14 +159,26 @@ struct RequestPlanner {
     private func readText(_ path: String, for item: RequestItem) throws -> String {
         let checked = try checkedFile(path, for: item)
         // Read to the end rather than by the file's size, so that a pipe (`@/dev/stdin`,
-        // `@<(command)`) gives its text too, as in httpie.
-        let data: Data
+        // `@<(command)`) gives its text too, as in httpie; but no further than a value embedded
+        // in a body can sensibly be (`=@/dev/zero` grew without end): a file to send as it is
+        // is an `@` or `field@` item, which streams it.
+        var data = Data()
         do {
             guard let handle = FileHandle(forReadingAtPath: checked) else { throw CocoaError(.fileReadNoPermission) }
             defer { try? handle.close() }
-            data = try handle.readToEnd() ?? Data()
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                guard data.count <= Self.maximumEmbeddedFileSize else {
+                    throw CLIError.usage(
+                        "\"\(item.original)\": \(path) is over \(Self.maximumEmbeddedFileSize >> 20) MiB, too large to embed in the body; send a file as it is with @\(path) or field@\(path)"
+                    )
+                }
+            }
+        } catch let error as CLIError {
+            throw error
         } catch {
-            throw CLIError.usage("\"\(item.original)\": cannot read \(path): \(error.localizedDescription)")
+            let reason = (error as? CocoaError)?.underlying.map { "\($0.localizedDescription)" } ?? error.localizedDescription
+            throw CLIError.usage("\"\(item.original)\": cannot read \(path): \(reason)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw CLIError.usage("\"\(item.original)\": \(path) is not UTF-8 text")
