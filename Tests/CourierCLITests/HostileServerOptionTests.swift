@@ -138,7 +138,8 @@ import Testing
     /// took 847 MB and 9.5 s; 2 MB aborted the process). Past 16 times the body it is printed as
     /// it came, as text that is not JSON is.
     @Test func aBodyThatWouldIndentToHundredsOfTimesItsSizeIsPrintedAsSent() throws {
-        let hostile = String(repeating: "[", count: 500) + Array(repeating: "0", count: 20_000).joined(separator: ",")
+        let hostile =
+            String(repeating: "[", count: 500) + Array(repeating: "0", count: 20_000).joined(separator: ",")
             + String(repeating: "]", count: 500)
         let output = JSONOutput.reindented(JSONPrinter(pretty: true, colors: false))
         #expect(output.render(Array(hostile.utf8)) == nil)

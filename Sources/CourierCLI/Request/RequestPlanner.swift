@@ -177,7 +177,8 @@ struct RequestPlanner {
         } catch let error as CLIError {
             throw error
         } catch {
-            let reason = (error as? CocoaError)?.underlying.map { "\($0.localizedDescription)" } ?? error.localizedDescription
+            let reason =
+                (error as? CocoaError)?.underlying.map { "\($0.localizedDescription)" } ?? error.localizedDescription
             throw CLIError.usage("\"\(item.original)\": cannot read \(path): \(reason)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
