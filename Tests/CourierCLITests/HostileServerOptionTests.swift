@@ -168,3 +168,22 @@ import Testing
         #expect(result.stderr.contains("too large to embed"), "\(result.stderr)")
     }
 }
+
+/// `-o -` is stdout, as curl and httpie read it; it wrote a file named `-`.
+@Suite(.timeLimit(.minutes(3))) struct OutputDashTests {
+    @Test func outputDashIsStdout() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await CourierProcess.run(
+            ["-b", "-o", "-", "\(server.baseURL.absoluteString)/get"], directory: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("\"url\""))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("-").path))
+        let download = try await CourierProcess.run(
+            ["-d", "-o", "-", "\(server.baseURL.absoluteString)/get"], directory: directory)
+        #expect(download.status != 0)
+        #expect(download.stderr.contains("stdout"), "\(download.stderr)")
+    }
+}

@@ -206,7 +206,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(
         name: [.customShort("o"), .long],
-        help: "With --download, the file to download to; without, the file to print to instead of stdout.")
+        help: "With --download, the file to download to; without, the file to print to instead of stdout (- is stdout).")
     var output: String?
 
     @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download (needs --output).")
@@ -231,6 +231,9 @@ struct RequestCommand: AsyncParsableCommand {
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be a positive number of seconds") }
         if resume && (output == nil || !download) { throw ValidationError("--continue needs --download and --output") }
+        if download && output == "-" {
+            throw ValidationError("--download saves a file; leave it out to write the body to stdout (-o -)")
+        }
         if http1 && http2 { throw ValidationError("use only one of --http1.1 and --http2") }
         if certKey != nil && cert == nil { throw ValidationError("--cert-key needs --cert") }
         if session != nil && sessionReadOnly != nil {
@@ -249,7 +252,8 @@ struct RequestCommand: AsyncParsableCommand {
 
     func run() async throws {
         var terminal = Terminal.current()
-        if let output, !download {
+        // `-o -` is stdout, as in curl and httpie (argparse's FileType).
+        if let output, !download, output != "-" {
             try StandardStreams.redirectOut(toFile: output)
             terminal.stdoutIsTerminal = false
         }
