@@ -206,7 +206,8 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(
         name: [.customShort("o"), .long],
-        help: "With --download, the file to download to; without, the file to print to instead of stdout (- is stdout).")
+        help: "With --download, the file to download to; without, the file to print to instead of stdout (- is stdout)."
+    )
     var output: String?
 
     @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download (needs --output).")
