@@ -96,12 +96,27 @@ import Testing
         #expect(throws: CLIError.self) { try FormatOptions.resolve(in: ["--format-options", value]) }
     }
 
+    /// A self-signed CA certificate (P-256, valid until 2126), only ever parsed.
+    static let caCertificatePEM = """
+        -----BEGIN CERTIFICATE-----
+        MIIBizCCATGgAwIBAgIUc25lrbldmeDLupPtT1BC3EHdniswCgYIKoZIzj0EAwIw
+        GjEYMBYGA1UEAwwPY291cmllci10ZXN0LWNhMCAXDTI2MTEyNzEzMzgyNVoYDzIx
+        MjYxMTAzMTMzODI1WjAaMRgwFgYDVQQDDA9jb3VyaWVyLXRlc3QtY2EwWTATBgcq
+        hkjOPQIBBggqhkjOPQMBBwNCAAQxM+m2UEBaARnwaSfWN+J1oWfgLh5Juoy7kWue
+        +UHagNVDqT/4Xwdpsr0rG2JUsdk2f9u54mHU+TQtmPudeDGPo1MwUTAdBgNVHQ4E
+        FgQUSQ9e1o3mtpdFMMQAOlSqdUVDWIswHwYDVR0jBBgwFoAUSQ9e1o3mtpdFMMQA
+        OlSqdUVDWIswDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiBIZmHL
+        47A2PiWzYx/zML77pSkraxW/kWTQS3/QVIsuNwIhAKWrU2+TWnIz93g9mk7tukve
+        bM+3qw7//9FNzwviaBi7
+        -----END CERTIFICATE-----
+        """
+
     /// With `--verify` left at yes, the CA bundle variables of requests and curl replace the
     /// system's roots, the first that names a readable file winning.
     @Test func caBundleVariablesAreRead() throws {
         let bundle = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-ca-\(UUID().uuidString).pem")
-        try Data("not read until a handshake".utf8).write(to: bundle)
+        try Data(Self.caCertificatePEM.utf8).write(to: bundle)
         defer { try? FileManager.default.removeItem(at: bundle) }
         #expect(try SessionFactory.tlsConfiguration(verify: "yes", environment: [:]) == nil)
         for name in SessionFactory.caBundleVariables {
@@ -119,6 +134,31 @@ import Testing
         let none = try SessionFactory.tlsConfiguration(
             verify: "no", environment: ["CURL_CA_BUNDLE": "/nonexistent/ca.pem"])
         #expect(none != nil)
+    }
+
+    /// A CA bundle is loaded before anything connects: a readable file that holds no PEM
+    /// certificate, given to --verify or named by a variable, is a one-line error naming it.
+    @Test func aFileThatIsNotACABundleIsAnErrorNamingIt() throws {
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-garbage-\(UUID().uuidString).pem")
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: garbage)
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        for path in ["/etc/passwd", garbage.path, "/dev/zero"] {
+            #expect {
+                try SessionFactory.tlsConfiguration(verify: path, environment: [:])
+            } throws: { error in
+                let message = (error as? CLIError)?.message ?? ""
+                return message.hasPrefix("--verify \"\(path)\": not a") && !message.contains("\n")
+            }
+        }
+        for name in SessionFactory.caBundleVariables {
+            #expect {
+                try SessionFactory.tlsConfiguration(verify: "yes", environment: [name: garbage.path])
+            } throws: { error in
+                let expected = "\(name)=\"\(garbage.path)\": not a CA bundle (no PEM certificate in it)"
+                return (error as? CLIError)?.message == expected
+            }
+        }
     }
 
     /// `.netrc` as requests (Python's `netrc`) reads it: machines by host (any case), `default`

@@ -14,6 +14,11 @@ import Testing
         #expect(result.stderr.filter { $0 == "\n" }.count == 1, sourceLocation: sourceLocation)
     }
 
+    /// Checked before connecting (port 9 answers nothing), without NIOSSL's error or a build path.
+    @Test(arguments: ["/etc/passwd", "/dev/zero"])
+    func verifyFileThatIsNotACABundle(_ path: String) async throws {
+        try await expectError(["--verify", path, "https://127.0.0.1:9/"], "--verify \"\(path)\": not a")
+    }
     @Test func notAnItem() async throws {
         try await expectError(["--offline", "x.org", "bad"], "\"bad\": not a request item")
     }

@@ -51,7 +51,7 @@ public struct RedirectPolicy: Sendable, Hashable {
         guard redirectCount < maximumRedirects else {
             throw CourierError(
                 .tooManyRedirects,
-                "stopped after \(maximumRedirects) redirects; the last one went from \(request.url.absoluteString) to \(location)",
+                "stopped after \(maximumRedirects) redirects; the last one went from \(Self.quoted(request.url.absoluteString)) to \(Self.quoted(location))",
                 offendingInput: location, response: response)
         }
         // The shared RFC 3986 resolver: control characters refused, unencoded spaces and
@@ -64,7 +64,7 @@ public struct RedirectPolicy: Sendable, Hashable {
         else {
             throw CourierError(
                 .invalidRedirectLocation,
-                "the redirect from \(request.url.absoluteString) points to \"\(HeaderField.escaped(location))\", which is not an http or https URL",
+                "the redirect from \(Self.quoted(request.url.absoluteString)) points to \"\(Self.quoted(location))\", which is not an http or https URL",
                 offendingInput: location, response: response)
         }
 
@@ -85,7 +85,7 @@ public struct RedirectPolicy: Sendable, Hashable {
         } else if !canProvideNewBody && !request.body.isEmpty && !request.body.isReplayable {
             throw CourierError(
                 .bodyNotReplayable,
-                "the \(status) redirect from \(request.url.absoluteString) to \(resolved.absoluteString) must resend the body, but it is a one-shot stream",
+                "the \(status) redirect from \(Self.quoted(request.url.absoluteString)) to \(Self.quoted(resolved.absoluteString)) must resend the body, but it is a one-shot stream",
                 offendingInput: location, response: response)
         }
         if !Self.sameOrigin(request.url, resolved) {
@@ -94,6 +94,18 @@ public struct RedirectPolicy: Sendable, Hashable {
             }
         }
         return .follow(next)
+    }
+
+    /// The most characters of a URL an error message quotes: a server's 60 KB `Location` in a
+    /// redirect loop made a 120 KB message. The whole value stays in `offendingInput`.
+    static let quotedURLLimit = 256
+
+    /// `text` for an error message: control characters escaped, cut at ``quotedURLLimit``
+    /// characters with an ellipsis.
+    static func quoted(_ text: String) -> String {
+        let escaped = HeaderField.escaped(text)
+        guard escaped.count > quotedURLLimit else { return escaped }
+        return escaped.prefix(quotedURLLimit) + "…"
     }
 
     /// RFC 6454 origin: scheme, host and port, with default ports filled in.

@@ -65,9 +65,14 @@ struct DownloadTarget: Sendable {
     var displayName: String { outputPath ?? "download" }
 
     /// Writes the downloaded `file` (a scratch file, removed with its directory) to the target:
-    /// appended when it continues it (a 206), else the whole of it; returns the path written.
-    /// - Throws: ``CLIError`` when the file cannot be written.
+    /// appended when it continues it (a 206 whose bytes are exactly those its `Content-Range`
+    /// names, up to the end of the file), else the whole of it; returns the path written.
+    /// - Throws: ``CLIError`` when the file cannot be written or a 206 does not continue it.
     func store(_ file: URL, head: ResponseHead, url: URL) throws -> String {
+        try save(file, head: head, url: url, complete: true)
+    }
+
+    private func save(_ file: URL, head: ResponseHead, url: URL, complete: Bool) throws -> String {
         do {
             guard let outputPath else {
                 let manager = FileManager.default
@@ -83,13 +88,24 @@ struct DownloadTarget: Sendable {
                 try manager.moveItem(at: file, to: directory.appendingPathComponent(name))
                 return name
             }
-            // Removes Courier's record only, never a file of the user's at that name.
-            ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: outputPath))
             if head.statusCode == 206, let resumeOffset, resumeOffset > 0 {
-                try Self.checkContentRange(head, offset: resumeOffset)
-                try DownloadWriter.append(file, to: outputPath)
+                var info = stat()
+                let received = stat(file.path, &info) == 0 ? Int64(info.st_size) : 0
+                // Checked before anything is written: a refused 206 leaves the file and its
+                // resume record as they were, for another --continue.
+                try Self.checkContentRange(head, offset: resumeOffset, received: received, complete: complete)
+                ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: outputPath))
+                do {
+                    try DownloadWriter.append(file, to: outputPath)
+                } catch {
+                    // A write that failed part way (a full disk) would leave a spliced file.
+                    truncate(outputPath, off_t(resumeOffset))
+                    throw error
+                }
                 return outputPath
             }
+            // Removes Courier's record only, never a file of the user's at that name.
+            ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: outputPath))
             try DownloadWriter.write(file, to: outputPath)
             return outputPath
         } catch let error as CLIError {
@@ -99,12 +115,31 @@ struct DownloadTarget: Sendable {
         }
     }
 
+    /// A 416 to `--continue` means the file is complete only when the server gives its length
+    /// (`Content-Range: bytes */N`) and that is the partial file's; anything else is an error
+    /// that keeps the file.
+    /// - Throws: ``CLIError`` when the 416 does not say the file is complete.
+    func checkUnsatisfiedRange(_ head: ResponseHead) throws {
+        guard let resumeOffset else { return }
+        let range = head.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
+        if case .unsatisfied(let length)? = range, length == resumeOffset { return }
+        let said: String
+        if case .unsatisfied(let length)? = range {
+            said = "the server says the file has \(length) bytes"
+        } else {
+            said = "without the file's length"
+        }
+        throw CLIError.failure(
+            "the server refused the range from byte \(resumeOffset) of \"\(displayName)\" (416, \(said)); the partial file was kept"
+        )
+    }
+
     /// Stores the bytes of an interrupted download as ``store(_:head:url:)`` does, with the
     /// response's validators beside them for the `--continue` that resumes it, when they went to
     /// a regular file (bytes written to a device or FIFO cannot be continued).
     /// - Throws: ``CLIError`` when the file cannot be written.
     func keep(_ file: URL, head: ResponseHead, url: URL) throws -> String {
-        let saved = try store(file, head: head, url: url)
+        let saved = try save(file, head: head, url: url, complete: false)
         var info = stat()
         if stat(saved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
             try? ResumeData.storeValidators(of: head, from: url, besidePartialFile: URL(fileURLWithPath: saved))
@@ -112,15 +147,28 @@ struct DownloadTarget: Sendable {
         return saved
     }
 
-    /// A 206 must continue exactly where the file ends.
-    private static func checkContentRange(_ head: ResponseHead, offset: Int64) throws {
+    /// A 206 must continue exactly where the file ends, with the bytes its `Content-Range`
+    /// names: all of them, ending the file when its length is known, once the body is
+    /// `complete`; no more than them when it was cut.
+    private static func checkContentRange(_ head: ResponseHead, offset: Int64, received: Int64, complete: Bool)
+        throws
+    {
         guard let value = head.value(forHTTPHeaderField: "Content-Range"), let range = ContentRange(value),
-            case .satisfied(let first, _, _) = range
+            case .satisfied(let first, let last, let length) = range
         else {
             throw CLIError.failure("the server answered 206 without a usable Content-Range; the partial file was kept")
         }
         guard first == offset else {
             throw CLIError.failure("the server resumed at byte \(first), not \(offset); the partial file was kept")
+        }
+        guard received == range.byteCount || (!complete && received < range.byteCount) else {
+            throw CLIError.failure(
+                "the server sent \(received) bytes for bytes \(first)-\(last); the partial file was kept")
+        }
+        if complete, let length, last + 1 != length {
+            throw CLIError.failure(
+                "the server sent bytes \(first)-\(last) of \(length), not the rest of the file; the partial file was kept"
+            )
         }
     }
 }

@@ -246,6 +246,7 @@ struct Exchange: Sendable {
                 StandardStreams.writeError("Saved \(ProgressBar.formatBytes(bodySize)) to \"\(saved)\"\n")
             }
         } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
+            try downloadTarget.checkUnsatisfiedRange(head)
             StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
         } else if output.responseBody {
             // A non-2xx answer is not the file: its body goes to stdout, not to the destination.

@@ -128,6 +128,30 @@ enum SessionFactory {
             && FileManager.default.isReadableFile(atPath: path)
     }
 
+    /// More than any CA bundle holds (Mozilla's is about 220 KB).
+    static let bundleSizeLimit = 8 << 20
+
+    /// Loads the certificates of the CA bundle at `path` before anything connects: a file that
+    /// is not one failed only at the handshake, with NIOSSL's error and a path of its build.
+    /// - Throws: ``CLIError`` (usage) starting with `name` when `path` is not a regular file of
+    ///   at most ``bundleSizeLimit`` bytes holding at least one PEM certificate.
+    static func checkBundle(_ path: String, named name: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CLIError.usage("\(name): cannot read it (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw CLIError.usage("\(name): not a regular file, so not a CA bundle")
+        }
+        guard info.st_size <= bundleSizeLimit else {
+            throw CLIError.usage("\(name): larger than \(bundleSizeLimit >> 20) MiB, so not a CA bundle")
+        }
+        let certificates = try? NIOSSLCertificate.fromPEMFile(path)
+        guard let certificates, !certificates.isEmpty else {
+            throw CLIError.usage("\(name): not a CA bundle (no PEM certificate in it)")
+        }
+    }
+
     /// nil keeps the platform's default verification (when no ``caBundleVariables`` names a file).
     static func tlsConfiguration(
         verify: String, environment: [String: String] = ProcessInfo.processInfo.environment
@@ -139,6 +163,7 @@ enum SessionFactory {
             // as it would fail only at a TLS handshake, and plain http never needs it.
             for name in caBundleVariables {
                 guard let path = environment[name], !path.isEmpty, Self.isReadableRegularFile(path) else { continue }
+                try checkBundle(path, named: "\(name)=\"\(path)\"")
                 var tls = TLSConfiguration.makeClientConfiguration()
                 tls.trustRoots = .file(path)
                 return tls
@@ -152,6 +177,7 @@ enum SessionFactory {
             guard FileManager.default.isReadableFile(atPath: verify) else {
                 throw CLIError.usage("--verify \"\(verify)\": expected yes, no, or a readable CA bundle file")
             }
+            try checkBundle(verify, named: "--verify \"\(verify)\"")
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .file(verify)
             return tls

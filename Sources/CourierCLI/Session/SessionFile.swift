@@ -30,10 +30,12 @@ struct SessionFile {
         return !lower.hasPrefix("content-") && !lower.hasPrefix("if-") && lower != "cookie"
     }
 
-    /// Reads `url`; a missing file is an empty session.
-    /// - Throws: ``CLIError`` quoting the path when the file is not a session file.
+    /// Reads `url`; a missing file, or one with nothing in it (`/dev/null`), is an empty session.
+    /// - Throws: ``CLIError`` quoting the path when the file cannot be read or is not a session file.
     static func load(from url: URL) throws -> SessionFile {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return SessionFile() }
+        guard let data = try SessionFileStorage.contents(of: url.path),
+            !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
+        else { return SessionFile() }
         guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw CLIError.failure("\(url.path) is not an httpie session file (not a JSON object)")
         }
@@ -105,7 +107,7 @@ struct SessionFile {
             expires: expires, secure: entry["secure"] as? Bool ?? false)
     }
 
-    /// Writes the session as httpie does, keys sorted, replacing the file whole (owner-only).
+    /// Writes the session as httpie does, keys sorted, to what `url` names (see ``SessionFileStorage``).
     /// - Throws: ``CLIError`` when the file or its directory cannot be written.
     func save(to url: URL) throws {
         var meta = self.meta
@@ -126,29 +128,13 @@ struct SessionFile {
                 "expires": cookie.expires.map { NSNumber(value: Int64($0.timeIntervalSince1970)) } ?? NSNull(),
             ]
         }
+        let data: Data
         do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            var data = try JSONSerialization.data(
+            data = try JSONSerialization.data(
                 withJSONObject: root, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-            data.append(UInt8(ascii: "\n"))
-            // Credentials live here: readable by the owner only, as the file is replaced whole.
-            let temporary = url.deletingLastPathComponent().appendingPathComponent(
-                ".\(url.lastPathComponent).\(UUID().uuidString)")
-            guard
-                FileManager.default.createFile(
-                    atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-            else {
-                throw CLIError.failure("cannot write the session file \(url.path)")
-            }
-            if rename(temporary.path, url.path) != 0 {
-                try? FileManager.default.removeItem(at: temporary)
-                throw CLIError.failure("cannot write the session file \(url.path)")
-            }
-        } catch let error as CLIError {
-            throw error
         } catch {
             throw CLIError.failure("cannot write the session file \(url.path): \(error.localizedDescription)")
         }
+        try SessionFileStorage.save(data + [UInt8(ascii: "\n")], to: url.path)
     }
 }

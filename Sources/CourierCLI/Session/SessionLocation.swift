@@ -6,7 +6,8 @@ import Foundation
 /// session belongs to one host.
 enum SessionLocation {
     /// The session file for `value` and the request's `url`.
-    /// - Throws: ``CLIError`` (usage) for a name with characters other than letters, digits, `_.-`.
+    /// - Throws: ``CLIError`` (usage) for a name with characters other than letters, digits, `_.-`;
+    ///   ``CLIError`` for a name when HOME is not an existing directory.
     static func file(for value: String, url: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> URL
     {
@@ -23,6 +24,16 @@ enum SessionLocation {
             base = URL(fileURLWithPath: config)
         } else {
             let home = environment["HOME"] ?? NSHomeDirectory()
+            // A service account's HOME is often a placeholder (`/nonexistent`); as root, making
+            // the sessions directory would create it.
+            var isDirectory: ObjCBool = false
+            guard !home.isEmpty, FileManager.default.fileExists(atPath: home, isDirectory: &isDirectory),
+                isDirectory.boolValue
+            else {
+                throw CLIError.failure(
+                    "--session \"\(value)\": the home directory \"\(home)\" does not exist (give a path with a '/' or set XDG_CONFIG_HOME)"
+                )
+            }
             base = URL(fileURLWithPath: home).appendingPathComponent(".config")
         }
         return base.appendingPathComponent("courier/sessions").appendingPathComponent(hostDirectory(for: url))

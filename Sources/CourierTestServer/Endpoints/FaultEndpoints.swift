@@ -9,6 +9,7 @@ enum FaultEndpoints {
         case "close-mid-response": return closeMidResponse(request)
         case "close-after-request-bytes": return closeAfterRequestBytes(request)
         case "wrong-content-length": return wrongContentLength(request)
+        case "range": return range(request)
         case "never-answer": return DiscardingBody(.stall(closeAfter: cap(request)))
         case "truncated-chunked": return truncatedChunked(request)
         case "malformed-status": return malformed(request)
@@ -66,6 +67,34 @@ enum FaultEndpoints {
         let source = CutSource(
             inner: TapeSource(tape: .alphabet, offset: 0, count: actual, chunkSize: 64 * 1024), ending: .close)
         return DiscardingBody(.streamed(head, framing: .contentLength(declared), source: source))
+    }
+
+    /// A range answer that may lie, for `--continue`: `?status=206` (default) says
+    /// `Content-Range: bytes <first>-<last>/<length>` (defaults 5, 9, 10; `length=*` unknown)
+    /// and sends `sent` bytes (default last - first + 1) framed by `?framing=length` (default, a
+    /// matching Content-Length), `chunked` or `close`; `?status=416` says `bytes */<length>`
+    /// (none without `length`) and sends nothing.
+    static func range(_ request: ServerRequest) -> any RequestBodyConsumer {
+        let length = request.queryValue("length")
+        if request.queryValue("status") == "416" {
+            let field = length.map { "Content-Range: bytes */\($0)\r\n" } ?? ""
+            let text = "HTTP/1.1 416 Range Not Satisfiable\r\n\(field)Content-Length: 0\r\nConnection: close\r\n\r\n"
+            return DiscardingBody(.raw(ByteBuffer(string: text), then: .close))
+        }
+        let first = max(0, request.queryInt("first") ?? 5)
+        let last = max(first, request.queryInt("last") ?? 9)
+        let sent = max(0, min(request.queryInt("sent") ?? last - first + 1, 1 << 20))
+        let body = String(repeating: "x", count: sent)
+        var text = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(first)-\(last)/\(length ?? "10")\r\n"
+        switch request.queryValue("framing") ?? "length" {
+        case "chunked":
+            text += "Transfer-Encoding: chunked\r\n\r\n"
+            if sent > 0 { text += String(sent, radix: 16) + "\r\n" + body + "\r\n" }
+            text += "0\r\n\r\n"
+        case "close": text += "Connection: close\r\n\r\n" + body
+        default: text += "Content-Length: \(sent)\r\nConnection: close\r\n\r\n" + body
+        }
+        return DiscardingBody(.raw(ByteBuffer(string: text), then: .close))
     }
 
     /// A chunked body of `chunks` chunks (default 3) of `size` bytes (default 100) with no final

@@ -120,6 +120,28 @@ struct RedirectPolicyTests {
         }
     }
 
+    /// A huge `Location` (60 KB) is quoted to 256 characters with an ellipsis, once per URL; the
+    /// error keeps it whole in `offendingInput`.
+    @Test func aHugeLocationIsShortenedInTheMessageOnly() throws {
+        let location = "/" + String(repeating: "a", count: 60_000)
+        for (count, policy, status) in [(3, RedirectPolicy(maximumRedirects: 3), 302), (0, RedirectPolicy(), 307)] {
+            var huge = request(.get, body: .empty)
+            huge.url = URL(string: "http://127.0.0.1:8080" + location) ?? origin
+            var head = response(status, location: location)
+            if count == 0 {
+                head = response(status, location: "ftp://x" + location)
+            }
+            #expect {
+                try policy.decide(request: huge, response: head, redirectCount: count)
+            } throws: { error in
+                guard let error = error as? CourierError else { return false }
+                let quoted = String(repeating: "a", count: 200)
+                return error.message.count < 700 && error.message.contains(quoted + "…")
+                    && error.offendingInput == head.value(forHTTPHeaderField: "Location")
+            }
+        }
+    }
+
     @Test func badLocationsAreTypedErrors() throws {
         for location in ["ftp://127.0.0.1/x", "http://", "javascript:alert(1)"] {
             expectCode(.invalidRedirectLocation) {
