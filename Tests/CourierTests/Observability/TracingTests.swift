@@ -88,9 +88,9 @@ struct TracingTests {
                     #expect(!value.contains("s3cr3t"))
                     #expect(!value.contains("t0ken"))
                 }
-                #expect(
-                    span.attributeStrings["url.full"]
-                        == "http://REDACTED:REDACTED@127.0.0.1:\(server.port)/get?sig=REDACTED&keep=1")
+                // The session takes user-info out of the URL before anything reads it (a Basic
+                // header when the request has none; here its own Bearer one wins).
+                #expect(span.attributeStrings["url.full"] == "http://127.0.0.1:\(server.port)/get?sig=REDACTED&keep=1")
             }
         }
     }
