@@ -89,19 +89,9 @@ import Testing
     }
 
     private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
+        let listener = try SilentListener()
+        defer { listener.close() }
+        return listener.port
     }
 }
 
@@ -110,20 +100,9 @@ import Testing
 /// transport's 10 s connect timeout (the run's limit is 9 s, under that timeout).
 @Suite(.timeLimit(.minutes(3))) struct MaxTimeStageTests {
     @Test func maxTimeBoundsAStalledHandshake() async throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ready = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0
-                    && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        try #require(ready)
-        let port = UInt16(bigEndian: address.sin_port)
+        let listener = try SilentListener()
+        defer { listener.close() }  // and alive until then: ARC may end an object after its last use
+        let port = listener.port
         let result = try await CourierProcess.run(
             ["--max-time", "1", "--verify", "no", "https://127.0.0.1:\(port)/"], limit: 9)
         #expect(result.status == 2, "\(result.stderr)")

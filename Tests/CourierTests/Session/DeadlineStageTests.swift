@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -8,37 +9,10 @@ import Testing
 /// the TLS handshake, not only the exchange, and its error says where the request stood.
 @Suite("Session deadlines: every stage, named in the error", .timeLimit(.minutes(3)))
 struct DeadlineStageTests {
-    /// A listener that never accepts: the kernel completes TCP handshakes into its backlog, so a
-    /// TLS client connects and then waits for a ServerHello that never comes.
-    final class SilentListener: Sendable {
-        let port: Int
-        private let descriptor: Int32
-
-        init() throws {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ready = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0
-                        && getsockname(descriptor, $0, &length) == 0
-                }
-            }
-            guard ready else {
-                close(descriptor)
-                throw POSIXError(.EADDRNOTAVAIL)
-            }
-            self.descriptor = descriptor
-            self.port = Int(UInt16(bigEndian: address.sin_port))
-        }
-
-        deinit { close(descriptor) }
-    }
-
+    /// A listener that never accepts: the TLS client connects, then waits for a ServerHello.
     @Test func aStalledTLSHandshakeEndsAtTheDeadlineNamingTheStage() async throws {
         let listener = try SilentListener()
+        defer { listener.close() }  // and alive until then: ARC may end an object after its last use
         var configuration = AsyncHTTPClientTransport.Configuration()
         // Longer than the deadline, so that only the deadline can end the request.
         configuration.connectTimeout = .seconds(5)
