@@ -125,11 +125,13 @@ enum SessionFileStorage {
         // Credentials live here: owner-only until it holds everything and takes the old mode.
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure(path) }
-        guard writeAll(data, to: descriptor), fchmod(descriptor, mode) == 0, close(descriptor) == 0 else {
-            let error = failure(path)
-            close(descriptor)
+        let written = writeAll(data, to: descriptor) && fchmod(descriptor, mode) == 0
+        let writeError = failure(path)
+        // Closed once whatever happened: a second close could take a descriptor another thread
+        // (an event loop) has just been given the same number for.
+        guard close(descriptor) == 0, written else {
             unlink(temporary)
-            throw error
+            throw written ? failure(path) : writeError
         }
         guard rename(temporary, target) == 0 else {
             let error = failure(path)
