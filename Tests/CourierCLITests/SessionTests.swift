@@ -92,6 +92,32 @@ import Testing
         try await server.shutdown()
     }
 
+    /// Cookies without a domain, as httpie 3 writes those of a `Cookie:` item (`"domain": ""`)
+    /// and httpie before 3.1 wrote all (an object keyed by name, no domain), are sent to the
+    /// request's host and written back bound to it, as httpie's `sessions upgrade` binds them;
+    /// they were dropped, and lost when the file was written back.
+    @Test(arguments: [
+        #"[{"domain": "", "expires": null, "name": "sid", "path": "/", "secure": false, "value": "abc"}]"#,
+        #"{"sid": {"value": "abc", "path": "/", "secure": false, "expires": null}}"#,
+    ])
+    func cookiesWithoutADomainAreBoundToTheHostNotLost(cookies: String) async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = directory.appendingPathComponent("old.json")
+        try Data(#"{"__meta__": {"httpie": "3.2.4"}, "cookies": \#(cookies), "headers": []}"#.utf8).write(to: session)
+        let result = try await CourierProcess.run([
+            "--session=\(session.path)", "http://127.0.0.1:\(server.port)/headers",
+        ])
+        #expect(try headers(result)["Cookie"] == "sid=abc")
+        let rewritten = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
+        let kept = try #require((rewritten["cookies"] as? [[String: Any]])?.first)
+        #expect(kept["name"] as? String == "sid")
+        #expect(kept["domain"] as? String == "127.0.0.1")
+    }
+
     /// A `Cookie:` item is sent with the session's cookies, as httpie does, the item winning
     /// for a name both have; and `-v` shows the session's cookies as one `Cookie` line, as sent.
     @Test func cookieItemsJoinTheSessionsCookies() async throws {

@@ -21,7 +21,7 @@ struct CLISessionState: Sendable {
     init(value: String, readOnly: Bool, url: URL) throws {
         location = try SessionLocation.file(for: value, url: url)
         self.readOnly = readOnly
-        let file = try SessionFile.load(from: location)
+        let file = try SessionFile.load(from: location, host: url.host)
         jar = CookieJar()
         for cookie in file.cookies { jar.setCookie(cookie) }
         loaded = LoadedSession(file)

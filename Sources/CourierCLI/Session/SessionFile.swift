@@ -31,8 +31,11 @@ struct SessionFile {
     }
 
     /// Reads `url`; a missing file, or one with nothing in it (`/dev/null`), is an empty session.
+    /// Cookies without a domain (httpie 3 writes `"domain": ""` for those of a `Cookie:` item,
+    /// and httpie before 3.1 wrote none) are bound to `host`, as httpie's `sessions upgrade`
+    /// binds them, rather than dropped and lost when the file is written back.
     /// - Throws: ``CLIError`` quoting the path when the file cannot be read or is not a session file.
-    static func load(from url: URL) throws -> SessionFile {
+    static func load(from url: URL, host: String? = nil) throws -> SessionFile {
         guard let data = try SessionFileStorage.contents(of: url.path),
             !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
         else { return SessionFile() }
@@ -64,7 +67,7 @@ struct SessionFile {
                 (object[name] as? [String: Any]).map { $0.merging(["name": name]) { current, _ in current } }
             }
         }
-        session.cookies = entries.compactMap(cookie(from:))
+        session.cookies = entries.compactMap { cookie(from: $0, unboundTo: host) }
         return session
     }
 
@@ -94,9 +97,9 @@ struct SessionFile {
         cookies = jar.allCookies
     }
 
-    private static func cookie(from entry: [String: Any]) -> Cookie? {
+    private static func cookie(from entry: [String: Any], unboundTo host: String?) -> Cookie? {
         guard let name = entry["name"] as? String, let value = entry["value"] as? String,
-            var domain = entry["domain"] as? String, !domain.isEmpty
+            var domain = (entry["domain"] as? String).flatMap({ $0.isEmpty ? nil : $0 }) ?? host
         else { return nil }
         let hostOnly = !domain.hasPrefix(".")
         if !hostOnly { domain.removeFirst() }
