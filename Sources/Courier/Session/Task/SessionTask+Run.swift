@@ -30,6 +30,14 @@ extension SessionTask {
             result = .failure(Self.transportError(error, url: currentRequest.url))
         }
         timer?.cancel()
+        if case .failure(let error) = result, error.code == .timedOut, let deadline,
+            NIODeadline.now() >= deadline.instant
+        {
+            // The transport keeps a copy of the same deadline (AsyncHTTPClient's), which can run
+            // out a moment before the timer above: it is the task's deadline all the same, and
+            // is reported as such, with the stage.
+            deadlinePassed()
+        }
         observer.finish(result)
         guard case .failure(var error) = result else { return finish(result) }
         // Only failures pay for the copy; a response carries its metrics already.
