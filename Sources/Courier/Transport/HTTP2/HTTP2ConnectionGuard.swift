@@ -178,23 +178,26 @@ extension HTTP2ConnectionGuard {
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            let onFrame: (HTTP2FrameHeaderScanner.Frame) -> Void = { [state] frame in
-                if frame.type == HTTP2FrameHeaderScanner.Frame.dataType, frame.length > 0 {
-                    state.progressed()
-                } else if let code = frame.goAwayErrorCode, code != 0 {
-                    state.condemnForError(goAwayCode: code)
-                    self.closesAfterFlush = true
-                    // NIOHTTP2 stopped decoding: what else arrives would only pile up.
-                    self.isClosing = true
-                }
-            }
+            // Closures written at the call, not stored: non-escaping, they cost no allocation.
             switch unwrapOutboundIn(data) {
             case .byteBuffer(let buffer):
-                buffer.withUnsafeReadableBytes { outbound.scan($0, onFrame: onFrame) }
+                buffer.withUnsafeReadableBytes { bytes in outbound.scan(bytes) { written($0) } }
             case .fileRegion(let region):
-                outbound.skip(region.readableBytes, onFrame: onFrame)
+                outbound.skip(region.readableBytes) { written($0) }
             }
             context.write(data, promise: promise)
+        }
+
+        /// A frame the client wrote: DATA is progress; a GOAWAY with an error code condemns.
+        private func written(_ frame: HTTP2FrameHeaderScanner.Frame) {
+            if frame.type == HTTP2FrameHeaderScanner.Frame.dataType, frame.length > 0 {
+                state.progressed()
+            } else if let code = frame.goAwayErrorCode, code != 0 {
+                state.condemnForError(goAwayCode: code)
+                closesAfterFlush = true
+                // NIOHTTP2 stopped decoding: what else arrives would only pile up.
+                isClosing = true
+            }
         }
 
         func flush(context: ChannelHandlerContext) {

@@ -6,28 +6,31 @@
 /// which NIOHTTP2 hands down a whole frame (or a header and then its payload) at a time.
 struct HTTP2FrameHeaderScanner {
     /// A frame's header, with up to eight bytes of its payload (the GOAWAY's error code lies
-    /// in bytes 4-7).
+    /// in bytes 4-7), held as a number so that no frame costs an allocation.
     struct Frame: Equatable {
         var length: Int
         var type: UInt8
         var flags: UInt8
         var streamID: UInt32
-        var payloadPrefix: [UInt8]
+        /// The payload's first ``prefixLength`` bytes, big-endian.
+        var payloadPrefix: UInt64
+        var prefixLength: Int
 
         static let dataType: UInt8 = 0x0
         static let goAwayType: UInt8 = 0x7
 
         /// The GOAWAY's error code; nil for other frames or a truncated payload.
         var goAwayErrorCode: UInt32? {
-            guard type == Self.goAwayType, payloadPrefix.count == 8 else { return nil }
-            return payloadPrefix[4...7].reduce(0) { $0 << 8 | UInt32($1) }
+            guard type == Self.goAwayType, prefixLength == 8 else { return nil }
+            return UInt32(truncatingIfNeeded: payloadPrefix)
         }
     }
 
     private static let headerLength = 9
     private static let prefixLength = 8
 
-    /// The header bytes, then the payload prefix, of the frame being read; reused.
+    /// The header bytes, then the payload prefix, of the frame being read; reused, never
+    /// shared, so appending to it allocates nothing after the first frame.
     private var pending: [UInt8] = []
     /// The frame whose prefix is being gathered.
     private var current: Frame?
@@ -77,7 +80,9 @@ struct HTTP2FrameHeaderScanner {
             guard pending.count == Self.headerLength else { return }
             let length = Int(pending[0]) << 16 | Int(pending[1]) << 8 | Int(pending[2])
             let streamID = pending[5...8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } & 0x7FFF_FFFF
-            current = Frame(length: length, type: pending[3], flags: pending[4], streamID: streamID, payloadPrefix: [])
+            current = Frame(
+                length: length, type: pending[3], flags: pending[4], streamID: streamID, payloadPrefix: 0,
+                prefixLength: 0)
             pending.removeAll(keepingCapacity: true)
         }
         guard let frame = current else { return }
@@ -89,7 +94,8 @@ struct HTTP2FrameHeaderScanner {
 
     private mutating func finishFrame(payloadSeen: Int, extra: Int, onFrame: (Frame) -> Void) {
         guard var frame = current else { return }
-        frame.payloadPrefix = pending
+        frame.payloadPrefix = pending.reduce(0) { $0 << 8 | UInt64($1) }
+        frame.prefixLength = pending.count
         current = nil
         pending.removeAll(keepingCapacity: true)
         let remaining = frame.length - payloadSeen - extra
