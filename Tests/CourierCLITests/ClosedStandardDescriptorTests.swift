@@ -8,14 +8,7 @@ import Testing
 /// and no descriptor of the event loop is taken for one of them.
 @Suite(.timeLimit(.minutes(3))) struct ClosedStandardDescriptorTests {
     func withServer(_ body: (String) async throws -> Void) async throws {
-        let server = try await TestServer.start()
-        do {
-            try await body(server.baseURL.absoluteString)
-            try await server.shutdown()
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
+        try await CourierProcess.withServer { base, _ in try await body(base) }
     }
 
     @Test func aClosedStdinSendsAGetWithoutABody() async throws {

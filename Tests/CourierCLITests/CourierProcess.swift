@@ -1,6 +1,15 @@
+import CourierTestServer
 import CourierTestSupport
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Runs the built `courier` binary as a subprocess and captures what it wrote.
 struct CourierProcess {
@@ -133,6 +142,33 @@ struct CourierProcess {
         guard markers.contains(where: stderr.contains) else { return }
         FileHandle.standardError.write(Data("courier \(arguments) under a sanitizer:\n\(stderr)\n".utf8))
         Issue.record("courier \(arguments) reported under a sanitizer (its report is on standard error above)")
+    }
+
+    /// Runs `body` with a fresh test server's base URL and a scratch directory, then stops the
+    /// server and removes the directory, whatever happens.
+    static func withServer(_ body: (_ base: String, _ directory: URL) async throws -> Void) async throws {
+        let server = try await TestServer.start()
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            try await body(server.baseURL.absoluteString, directory)
+            try await server.shutdown()
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    /// A character device like `/dev/null` (1, 3), made with `mknod` in `directory`; nil (the
+    /// case is skipped) where the process may not make one. Never `/dev/null` itself: as root, a
+    /// bug that replaced it would break the machine.
+    static func makeNullDevice(in directory: URL, named name: String = "mynull") -> URL? {
+        let node = directory.appendingPathComponent(name)
+        guard mknod(node.path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 else {
+            print("skipped: mknod needs root (\(String(cString: strerror(errno))))")
+            return nil
+        }
+        return node
     }
 
     /// A fresh scratch directory for files a test creates.

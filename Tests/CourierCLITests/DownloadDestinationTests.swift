@@ -16,16 +16,7 @@ import Testing
 /// is private, keeps no query and takes no file of the user's.
 @Suite(.timeLimit(.minutes(3))) struct DownloadDestinationTests {
     func withServer(_ body: (String, URL) async throws -> Void) async throws {
-        let server = try await TestServer.start()
-        let directory = try CourierProcess.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            try await body(server.baseURL.absoluteString, directory)
-            try await server.shutdown()
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
+        try await CourierProcess.withServer(body)
     }
 
     func status(_ path: String, following: Bool = false) -> stat {
@@ -43,12 +34,7 @@ import Testing
 
     @Test func aDeviceNodeStaysADevice() async throws {
         try await withServer { base, directory in
-            let node = directory.appendingPathComponent("mynull")
-            // The null device's numbers (1, 3), made here: /dev/null itself is never touched.
-            guard mknod(node.path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 else {
-                print("skipped: mknod needs root (\(String(cString: strerror(errno))))")
-                return
-            }
+            guard let node = CourierProcess.makeNullDevice(in: directory) else { return }
             let result = try await CourierProcess.run(["-d", "-o", node.path, "\(base)/bytes/100000"])
             #expect(result.status == 0, "\(result.stderr)")
             let info = status(node.path)

@@ -14,16 +14,7 @@ import Testing
 /// a device stays a device, a symbolic link a link, a hard-linked file keeps its inode.
 @Suite(.timeLimit(.minutes(3))) struct SessionFileDestinationTests {
     func withServer(_ body: (String, URL) async throws -> Void) async throws {
-        let server = try await TestServer.start()
-        let directory = try CourierProcess.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            try await body(server.baseURL.absoluteString, directory)
-            try await server.shutdown()
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
+        try await CourierProcess.withServer(body)
     }
 
     func status(_ path: String) -> stat {
@@ -39,12 +30,7 @@ import Testing
 
     @Test func aDeviceNodeStaysADevice() async throws {
         try await withServer { base, directory in
-            let node = directory.appendingPathComponent("mynull")
-            // The null device's numbers (1, 3), made here: /dev/null itself is never touched.
-            guard mknod(node.path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 else {
-                print("skipped: mknod needs root (\(String(cString: strerror(errno))))")
-                return
-            }
+            guard let node = CourierProcess.makeNullDevice(in: directory) else { return }
             for _ in 0..<2 {
                 // Read (empty) and written through, twice: the second run reads the device again.
                 let result = try await CourierProcess.run(["--session", node.path, "\(base)/get", "X-Team:blue"])
