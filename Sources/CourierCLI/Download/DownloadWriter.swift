@@ -82,14 +82,9 @@ enum DownloadWriter {
                 if errno == EINTR { continue }
                 throw failure("cannot read the downloaded bytes", nil)
             }
-            var done = 0
-            while done < count {
-                let written = Foundation.write(writer, buffer + done, count - done)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw failure("cannot write the download to \"\(path)\"", nil)
-                }
-                done += written
+            if let code = DescriptorWrites.writeAll(UnsafeRawBufferPointer(start: buffer, count: count), to: writer) {
+                errno = code
+                throw failure("cannot write the download to \"\(path)\"", nil)
             }
         }
     }

@@ -55,31 +55,14 @@ enum StandardStreams {
     }
 
     static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) throws {
-        guard var pointer = buffer.baseAddress else { return }
-        var remaining = buffer.count
-        while remaining > 0 {
-            let written = posixWrite(descriptor, pointer, remaining)
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE {
-                    throw CLIError.failure("output closed before everything was written (broken pipe)", .brokenPipe)
-                }
-                if errno == EBADF, StandardDescriptors.closedAtStart.contains(descriptor) {
-                    throw CLIError.failure(
-                        "cannot write output: \(descriptor == 1 ? "stdout" : "stderr") was closed when courier started")
-                }
-                throw CLIError.failure("cannot write output: \(String(cString: strerror(errno)))")
-            }
-            pointer += written
-            remaining -= written
+        guard let code = DescriptorWrites.writeAll(buffer, to: descriptor) else { return }
+        if code == EPIPE {
+            throw CLIError.failure("output closed before everything was written (broken pipe)", .brokenPipe)
         }
+        if code == EBADF, StandardDescriptors.closedAtStart.contains(descriptor) {
+            throw CLIError.failure(
+                "cannot write output: \(descriptor == 1 ? "stdout" : "stderr") was closed when courier started")
+        }
+        throw CLIError.failure("cannot write output: \(String(cString: strerror(code)))")
     }
 }
-
-#if canImport(Glibc)
-    private let posixWrite = Glibc.write
-#elseif canImport(Musl)
-    private let posixWrite = Musl.write
-#elseif canImport(Darwin)
-    private let posixWrite = Darwin.write
-#endif

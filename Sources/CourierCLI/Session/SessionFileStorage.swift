@@ -151,17 +151,10 @@ enum SessionFileStorage {
         guard close(descriptor) == 0 else { throw failure(path) }
     }
 
+    /// Sets `errno` when it fails, for ``failure(_:)``.
     private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                guard let base = buffer.baseAddress else { return true }
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
+        guard let code = data.withUnsafeBytes({ DescriptorWrites.writeAll($0, to: descriptor) }) else { return true }
+        errno = code
+        return false
     }
 }
