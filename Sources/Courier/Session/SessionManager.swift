@@ -6,6 +6,11 @@ import Tracing
 
 /// Creates and runs data, upload and download tasks over a ``Transport`` (AFURLSessionManager).
 ///
+/// Which manager? This one takes ``Request`` values you build and gives back tasks and raw
+/// responses; ``HTTPSessionManager`` (AFHTTPSessionManager) sits on top of one, builds requests
+/// from paths, parameters and ``RequestContent`` against a base URL, and decodes the responses.
+/// Every `HTTPSessionManager` has its `SessionManager` as ``HTTPSessionManager/session``.
+///
 /// The manager follows redirects itself (``RedirectPolicy``), retries through its
 /// ``RequestInterceptor``, reports progress, calls its ``SessionHooks`` and event monitors,
 /// and caps buffered bodies.
