@@ -137,9 +137,9 @@ public final class HTTPSessionManager: Sendable {
         } else {
             request = try serializer.serialize(request, parameters: content?.serializerParameters)
         }
-        var finished = request.movingURLCredentialsToAuthorization()
-        if let timeout { finished.timeoutInterval = timeout.seconds }
-        return finished
+        request = request.movingURLCredentialsToAuthorization()
+        if let timeout { request.timeoutInterval = timeout.seconds }
+        return request
     }
 
     /// The ``HTTPRequestSerializer`` that holds `serializer`'s options and default headers:
