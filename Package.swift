@@ -202,6 +202,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The README's Swift blocks, compiled as written: `.ci/readme-snippets.sh` writes each into
+        // a file of its own here (git-ignored) and builds this target; the placeholders the blocks
+        // leave to the reader (a file to upload, a tracer) are declared in Placeholders.swift.
+        .testTarget(
+            name: "CourierReadmeTests",
+            dependencies: [
+                "Courier",
+                "CourierTesting",
+                "CourierURLSession",
+                "CourierOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         // One transport conformance suite, run against every transport (issue 19).
         .testTarget(
             name: "CourierConformanceTests",

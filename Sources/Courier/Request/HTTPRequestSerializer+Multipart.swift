@@ -32,6 +32,23 @@ extension HTTPRequestSerializer {
         method: HTTPMethod, urlString: String, parameters: Parameters? = nil, boundary: MultipartBoundary? = nil,
         constructingBody: (inout MultipartFormData) throws -> Void = { _ in }
     ) throws -> Request {
+        var request = try makeRequest(method: method, urlString: urlString)
+        let form = try Self.multipartForm(
+            for: method, parameters: parameters, boundary: boundary, constructingBody: constructingBody)
+        guard form.partCount > 0 else { return request }
+        request.headerFields[.contentType] = form.contentType
+        request.headerFields[.contentLength] = String(form.contentLength ?? 0)
+        request.body = .source(form)
+        return request
+    }
+
+    /// The form of ``multipartFormRequest(method:urlString:parameters:boundary:constructingBody:)``,
+    /// shared with ``HTTPSessionManager``'s `.multipart` content so that both write the same parts.
+    /// - Throws: as that method, but for the URL and header errors.
+    static func multipartForm(
+        for method: HTTPMethod, parameters: Parameters?, boundary: MultipartBoundary?,
+        constructingBody: (inout MultipartFormData) throws -> Void
+    ) throws -> MultipartFormData {
         let name = method.rawValue.uppercased()
         guard name != "GET", name != "HEAD" else {
             throw CourierError(
@@ -39,7 +56,6 @@ extension HTTPRequestSerializer {
                 "a multipart form cannot be sent with \(method.rawValue): GET and HEAD requests carry no body",
                 offendingInput: method.rawValue)
         }
-        var request = try makeRequest(method: method, urlString: urlString)
         var form = boundary.map { MultipartFormData(boundary: $0) } ?? MultipartFormData()
         if let parameters {
             for pair in try QueryString.pairs(parameters) {
@@ -52,11 +68,7 @@ extension HTTPRequestSerializer {
         }
         try constructingBody(&form)
         try form.validate()
-        guard form.partCount > 0 else { return request }
-        request.headerFields[.contentType] = form.contentType
-        request.headerFields[.contentLength] = String(form.contentLength ?? 0)
-        request.body = .source(form)
-        return request
+        return form
     }
 
     /// `request`, whose body is a multipart form, with the form written to a new file at

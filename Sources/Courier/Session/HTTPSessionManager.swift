@@ -1,22 +1,36 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// REST verbs on a base URL over a ``SessionManager`` (AFHTTPSessionManager).
+/// REST verbs on a base URL, over a ``SessionManager`` (AFNetworking's `AFHTTPSessionManager`).
+///
+/// Which manager? This one, unless you build ``Request`` values yourself. An `HTTPSessionManager`
+/// turns a path and a ``RequestContent`` into a request (base URL, ``requestSerializer``, headers,
+/// timeout) and its response into a value (``responseSerializer`` or a `Decodable` type). It runs
+/// every request through its ``session``, the ``SessionManager`` underneath (AFNetworking's
+/// `AFURLSessionManager`), which owns the transport, redirects, retries, cookies, the cache,
+/// hooks and tasks; reach for that one to send a ``Request`` you made, or to hold a task handle.
 ///
 /// Paths resolve against ``baseURL`` by RFC 3986, after AFNetworking's rule that a base URL
 /// with a path gets a trailing slash: with `http://h/v1`, `"get"` becomes `http://h/v1/get`
-/// and `"/get"` becomes `http://h/get`. Requests are built by ``requestSerializer``; per-call
-/// headers win over its default headers.
+/// and `"/get"` becomes `http://h/get`.
 ///
-/// Typed verbs take an `Encodable` body (`json:` or `form:`) and decode the response into the
-/// `Decodable` type given as `as:`: `get(_:parameters:as:)`, `post(_:json:as:)`,
-/// `post(_:form:as:)`. The AFNetworking-style verbs without `as:` decode with
-/// ``responseSerializer`` (JSON by default, as AFNetworking); `send` takes any serializer.
-/// Both kinds end in the same generic path.
+/// The verbs ``get``, ``head``, ``post``, ``put``, ``patch`` and ``delete`` are ``Verb`` values
+/// called like methods, so each takes the same arguments: parameters or a ``RequestContent``,
+/// headers, a `timeout`, progress handlers, and `as:` a `Decodable` type or nothing (then
+/// ``responseSerializer`` decodes, JSON by default, as AFNetworking does):
+///
+/// ```swift
+/// let found = try await manager.get("search", parameters: ["q": "swift"], as: [User].self)
+/// let created = try await manager.post("users", .json(newUser), as: User.self, timeout: .seconds(5))
+/// ```
+///
+/// Every verb ends in ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)``
+/// (any serializer) or ``stream(_:_:_:headers:timeout:acceptableStatusCodes:isolation:)`` (the body
+/// unread), and every request in ``request(_:_:_:headers:timeout:)``.
 public final class HTTPSessionManager: Sendable {
     /// The URL that paths resolve against, already given its trailing slash; nil when every path is absolute.
     public let baseURL: URL?
-    /// The session that runs the tasks (hooks, tasks, shutdown).
+    /// The session that runs the tasks (transport, hooks, tasks, shutdown).
     public let session: SessionManager
 
     private let serializers: NIOLockedValueBox<Serializers>
@@ -29,15 +43,14 @@ public final class HTTPSessionManager: Sendable {
     /// Makes a manager on a new ``SessionManager``, sending through `transport` or, when nil,
     /// ``AsyncHTTPClientTransport/shared``. Drop it when done; see ``SessionManager`` for the
     /// lifetime rules.
-    public init(
+    public convenience init(
         baseURL: URL? = nil, configuration: SessionManager.Configuration = SessionManager.Configuration(),
         transport: (any Transport)? = nil, interceptor: (any RequestInterceptor)? = nil,
         eventMonitors: [any EventMonitor] = []
     ) {
-        self.baseURL = baseURL.map(Self.withTrailingSlash)
-        self.session = SessionManager(
+        let session = SessionManager(
             configuration: configuration, transport: transport, interceptor: interceptor, eventMonitors: eventMonitors)
-        self.serializers = NIOLockedValueBox(Serializers())
+        self.init(baseURL: baseURL, session: session)
     }
 
     /// Makes a manager on an existing session.
@@ -53,7 +66,7 @@ public final class HTTPSessionManager: Sendable {
         set { serializers.withLockedValue { $0.request = newValue } }
     }
 
-    /// Decodes every response of the verbs without a `serializer:` argument (a ``JSONResponseSerializer`` unless set).
+    /// Decodes every response of the verbs called without `as:` (a ``JSONResponseSerializer`` unless set).
     public var responseSerializer: any ResponseSerializer {
         get { serializers.withLockedValue { $0.response } }
         set { serializers.withLockedValue { $0.response = newValue } }
@@ -81,12 +94,7 @@ public final class HTTPSessionManager: Sendable {
     /// - Throws: ``CourierError`` `.invalidURL` quoting `path` when it is not a URL reference
     ///   or resolves to no absolute http(s) URL.
     public func url(for path: String) throws -> URL {
-        let resolved: URL?
-        if let baseURL {
-            resolved = URL(string: path, relativeTo: baseURL)?.absoluteURL
-        } else {
-            resolved = URL(string: path)
-        }
+        let resolved = baseURL.map { URL(string: path, relativeTo: $0)?.absoluteURL } ?? URL(string: path)
         guard let resolved, resolved.scheme != nil, resolved.host != nil else {
             let base = baseURL.map { " against \($0.absoluteString)" } ?? " (there is no base URL)"
             throw CourierError(
@@ -95,21 +103,43 @@ public final class HTTPSessionManager: Sendable {
         return resolved
     }
 
-    /// The request a verb would send: the serializer's defaults, `headers` over them, `parameters` encoded.
-    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader`, or the serializer's error.
+    /// The request a verb sends, built in this one place: the serializer's timeout and cookie
+    /// options, `headers` (they win over the serializer's default headers), `content` (nil or
+    /// `.parameters` through ``requestSerializer``, else its body with its `Content-Type` unless
+    /// `headers` name one), `timeout` over the serializer's, and credentials in the URL moved into
+    /// a Basic `Authorization` header, as ``HTTPRequestSerializer/makeRequest(method:urlString:)`` does.
+    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader`, the serializer's error, or
+    ///   `content`'s (see ``RequestContent``).
     public func request(
-        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent? = nil, headers: [String: String] = [:],
+        timeout: Duration? = nil
     ) throws -> Request {
         let serializer = requestSerializer
-        var request = Request(method: method, url: try url(for: path))
-        if let options = Self.httpSerializer(in: serializer) {
-            request.timeoutInterval = options.timeoutInterval
-            request.httpShouldHandleCookies = options.httpShouldHandleCookies
-        }
+        let http = Self.httpSerializer(in: serializer)
+        var request = Request(
+            method: method, url: try url(for: path), timeoutInterval: http?.timeoutInterval,
+            httpShouldHandleCookies: http?.httpShouldHandleCookies ?? true)
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             try request.setValue(value, forHTTPHeaderField: name)
         }
-        return try serializer.serialize(request, parameters: parameters)
+        if let encoded = try content?.encodedBody(for: method, path: path) {
+            if let http {
+                try http.applyDefaultHeaders(to: &request)
+            } else {
+                request = try serializer.serialize(request, parameters: nil)
+            }
+            request.body = encoded.body
+            let namesType = headers.keys.contains { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }
+            if let contentType = encoded.contentType, !namesType {
+                try request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            }
+            if let length = encoded.contentLength { request.headerFields[.contentLength] = String(length) }
+        } else {
+            request = try serializer.serialize(request, parameters: content?.serializerParameters)
+        }
+        request = request.movingURLCredentialsToAuthorization()
+        if let timeout { request.timeoutInterval = timeout.seconds }
+        return request
     }
 
     /// The ``HTTPRequestSerializer`` that holds `serializer`'s options and default headers:
@@ -119,120 +149,175 @@ public final class HTTPSessionManager: Sendable {
         return (serializer as? any HTTPBasedRequestSerializer)?.httpSerializer
     }
 
-    // MARK: Verbs (async), decoded by the manager's response serializer
-    //
-    // A layer over the generic `send(_:_:parameters:headers:serializer:…)` that the typed verbs
-    // (HTTPSessionManager+Typed.swift) also use: the configured serializer, its type erased.
+    // MARK: The generic path
 
-    /// `GET path` with `parameters` in the query; the body decoded by ``responseSerializer``.
-    /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func get(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        downloadProgress: ProgressHandler? = nil
-    ) async throws -> DataResponse<any Sendable> {
-        try await send(
-            .get, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
-            downloadProgress: downloadProgress)
-    }
-
-    /// `HEAD path`; the response has no body.
-    /// - Throws: ``CourierError`` from building, sending or validating.
-    public func head(_ path: String, parameters: Parameters? = nil, headers: [String: String] = [:]) async throws
-        -> DataResponse<any Sendable>
-    {
-        try await send(.head, path, parameters: parameters, headers: headers, serializer: configuredSerializer)
-    }
-
-    /// `POST path` with `parameters` in the body as the request serializer encodes them.
-    /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func post(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
-    ) async throws -> DataResponse<any Sendable> {
-        try await send(
-            .post, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
-            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-    }
-
-    /// `PUT path` with `parameters` in the body.
-    /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func put(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
-    ) async throws -> DataResponse<any Sendable> {
-        try await send(
-            .put, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
-            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-    }
-
-    /// `PATCH path` with `parameters` in the body.
-    /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func patch(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
-    ) async throws -> DataResponse<any Sendable> {
-        try await send(
-            .patch, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
-            uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-    }
-
-    /// `DELETE path` with `parameters` in the query.
-    /// - Throws: ``CourierError`` from building, sending or decoding.
-    public func delete(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        downloadProgress: ProgressHandler? = nil
-    ) async throws -> DataResponse<any Sendable> {
-        try await send(
-            .delete, path, parameters: parameters, headers: headers, serializer: configuredSerializer,
-            downloadProgress: downloadProgress)
-    }
-
-    /// Any verb, decoded by a serializer of the caller's, with a typed value.
-    /// - Throws: ``CourierError`` from building, sending or decoding.
+    /// `method path` with `content`, the response run through `serializer`: where every verb ends.
+    /// It starts on the caller's actor (`isolation`, SE-0420; never passed by hand) and writes
+    /// `content` there before its first suspension; the exchange and the decoding run off it.
+    /// - Throws: ``CourierError`` from building (see ``request(_:_:_:headers:timeout:)``) or
+    ///   sending, `.timedOut` past `timeout`, or the serializer's error.
     public func send<Serializer: ResponseSerializer>(
-        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        serializer: Serializer, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent? = nil, headers: [String: String] = [:],
+        timeout: Duration? = nil, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Serializer.SerializedObject> {
-        let request = try request(method, path, parameters: parameters, headers: headers)
-        return try await session.data(
-            for: request, serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        let request = try request(method, path, content, headers: headers, timeout: timeout)
+        return try await perform(
+            request, kind: content?.taskKind ?? .data, serializer: serializer, uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
     }
 
-    /// Downloads `path` into the file `destination`, with every option of
+    /// Nonisolated, unlike ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)``:
+    /// from here on, decoding included, the work runs off the caller's actor.
+    func perform<Serializer: ResponseSerializer>(
+        _ request: Request, kind: SessionTask.Kind, serializer: Serializer, uploadProgress: ProgressHandler?,
+        downloadProgress: ProgressHandler?
+    ) async throws -> DataResponse<Serializer.SerializedObject> {
+        guard kind == .upload else {
+            return try await session.data(
+                for: request, serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress
+            )
+        }
+        let task = session.uploadTask(
+            withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
+        task.resume()
+        return try await task.response().serialized(by: serializer)
+    }
+
+    /// The completion-handler form of the generic path: builds the request (a failure goes to
+    /// `completion`, and no task is made), runs it as a data or an upload task as `content` says,
+    /// and hands `completion` the response run through `serializer`.
+    func start<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent?, headers: [String: String],
+        timeout: Duration?, serializer: Serializer, uploadProgress: ProgressHandler?,
+        downloadProgress: ProgressHandler?,
+        completion: @escaping @Sendable (Result<DataResponse<Serializer.SerializedObject>, CourierError>) -> Void
+    ) -> SessionTask? {
+        let request: Request
+        do {
+            request = try self.request(method, path, content, headers: headers, timeout: timeout)
+        } catch {
+            completion(.failure(Self.asCourierError(error, path: path)))
+            return nil
+        }
+        let task =
+            content?.taskKind == .upload
+            ? session.uploadTask(
+                withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
+            : session.dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        Task {
+            let outcome = await task.outcome()
+            completion(
+                outcome.flatMap { response in
+                    Result { try response.serialized(by: serializer) }.mapError { Self.asCourierError($0, path: path) }
+                })
+        }
+        task.resume()
+        return task
+    }
+
+    /// ``responseSerializer`` as read now, for the verbs called without `as:`.
+    var configuredSerializer: ErasedResponseSerializer { ErasedResponseSerializer(responseSerializer) }
+
+    /// The serializer of the verbs called with `as:`; `decoder` is shared, never changed.
+    static func decoding<Value: Decodable & Sendable>(_ type: Value.Type, with decoder: JSONDecoder)
+        -> DecodableResponseSerializer<Value>
+    {
+        DecodableResponseSerializer(type, makeDecoder: { decoder })
+    }
+
+    static func asCourierError(_ error: any Error, path: String) -> CourierError {
+        if let error = error as? CourierError { return error }
+        return CourierError(
+            .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path,
+            underlyingError: error)
+    }
+
+    // MARK: Streams
+
+    /// The statuses a stream accepts unless told otherwise: 200–299, as the buffered verbs'
+    /// default response serializers.
+    public static let defaultStreamStatusCodes: Set<Int> = Set(200..<300)
+
+    /// `method path` with `content`, returned once the final head is in with its body unread
+    /// (``StreamedResponse``: `body`, `lines()`, `serverSentEvents()`, `jsonLines(of:)`), through
+    /// ``SessionManager/stream(_:)``: redirects, cookies, the interceptor and the hooks apply as for
+    /// the buffered verbs. Nothing is decoded; the status is checked against `acceptableStatusCodes`
+    /// (nil accepts any, for reading an error's body). Starts on the caller's actor as
+    /// ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)`` does.
+    /// - Throws: ``CourierError`` from building or sending, and `.unacceptableStatusCode` with the
+    ///   head for a status outside `acceptableStatusCodes` (the body is then left unread and the
+    ///   exchange closed).
+    public func stream(
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent? = nil, headers: [String: String] = [:],
+        timeout: Duration? = nil, acceptableStatusCodes: Set<Int>? = defaultStreamStatusCodes,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> StreamedResponse {
+        let request = try request(method, path, content, headers: headers, timeout: timeout)
+        let response = try await session.stream(request)
+        guard let acceptableStatusCodes else { return response }
+        return try response.validate(statusCodes: acceptableStatusCodes)
+    }
+
+    /// The server-sent events of `GET path`, reconnecting as a browser's `EventSource` does
+    /// (``SessionManager/eventSource(for:options:)``). Nothing is sent until the first `next()`.
+    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader` or the request serializer's
+    ///   error when the request cannot be built; the sequence throws as ``ServerSentEventSource``.
+    public func eventSource(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        options: ServerSentEventSource.Options = .init()
+    ) throws -> ServerSentEventSource {
+        let request = try request(.get, path, parameters.map(RequestContent.parameters), headers: headers)
+        return session.eventSource(for: request, options: options)
+    }
+
+    // MARK: Downloads
+
+    /// Downloads `GET path` into the file `destination`, with every option of
     /// ``SessionManager/download(_:to:partialFile:options:progress:)`` (``DownloadOptions/resumesPartialFile`` included).
-    /// - Throws: ``CourierError`` from building or sending; `.downloadDestinationExists` and
-    ///   `.downloadFailed` for a destination that exists or whose directory does not, before
-    ///   anything is fetched.
+    /// - Throws: ``CourierError`` from building or sending, `.timedOut` past `timeout`;
+    ///   `.downloadDestinationExists` and `.downloadFailed` for a destination that exists or whose
+    ///   directory does not, before anything is fetched.
     public func download(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], to destination: URL,
-        options: DownloadOptions = [], progress: ProgressHandler? = nil
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
-        let request = try request(.get, path, parameters: parameters, headers: headers)
+        let request = try request(
+            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
         return try await session.download(request, to: destination, options: options, progress: progress)
     }
 
-    /// Downloads `path` to where `destination` says once the response is known.
-    /// - Throws: as ``download(_:parameters:headers:to:options:progress:)``.
+    /// Downloads `GET path` to where `destination` says once the response is known.
+    /// - Throws: as ``download(_:parameters:headers:timeout:to:options:progress:)``.
     public func download(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        options: DownloadOptions = [], progress: ProgressHandler? = nil,
-        destination: @escaping DownloadDestination
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        options: DownloadOptions = [], progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
-        let request = try request(.get, path, parameters: parameters, headers: headers)
+        let request = try request(
+            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
         return try await session.download(request, options: options, progress: progress, destination: destination)
     }
 
-    /// ``responseSerializer`` as read now, for the generic path that every verb ends in.
-    var configuredSerializer: ErasedResponseSerializer { ErasedResponseSerializer(responseSerializer) }
-
-    /// A finished exchange run through `serializer`: the one place a ``SessionResponse`` becomes a ``DataResponse``
-    /// outside ``SessionManager/data(for:serializer:uploadProgress:downloadProgress:)``.
-    static func serialize<Serializer: ResponseSerializer>(_ response: SessionResponse, with serializer: Serializer)
-        throws
-        -> DataResponse<Serializer.SerializedObject>
-    {
-        let value = try serializer.serialize(
-            request: response.request, response: response.response, data: response.data)
-        return DataResponse(request: response.request, response: response.response, data: response.data, value: value)
+    /// Downloads `GET path` into `destination`; `completion` receives the response with its
+    /// ``SessionResponse/fileURL``, or the error. Returns the running task, or nil when the request
+    /// could not be built or the destination is refused (`completion` then has the error).
+    @discardableResult
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<SessionResponse, CourierError>) -> Void
+    ) -> SessionTask? {
+        let task: SessionTask
+        do {
+            let request = try request(
+                .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
+            task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
+        } catch {
+            completion(.failure(Self.asCourierError(error, path: path)))
+            return nil
+        }
+        Task { completion(await task.outcome()) }
+        task.resume()
+        return task
     }
 }

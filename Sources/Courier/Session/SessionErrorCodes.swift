@@ -45,7 +45,8 @@ extension CourierError.Code {
 
     /// An `Encodable` request body that its encoder refused (a NaN in JSON, an unsupported value).
     ///
-    /// Thrown by the typed verbs of ``HTTPSessionManager`` (`json:` and `form:` bodies); the
+    /// Thrown by the verbs of ``HTTPSessionManager`` for ``RequestContent/json(_:encoder:)`` and
+    /// ``RequestContent/form(_:encoder:)`` content; the
     /// message names the key path and the encoder's error is the underlying error.
     public static let encodingFailed = CourierError.Code("encodingFailed")
 }

@@ -6,6 +6,11 @@ import Tracing
 
 /// Creates and runs data, upload and download tasks over a ``Transport`` (AFURLSessionManager).
 ///
+/// Which manager? This one takes ``Request`` values you build and gives back tasks and raw
+/// responses; ``HTTPSessionManager`` (AFHTTPSessionManager) sits on top of one, builds requests
+/// from paths, parameters and ``RequestContent`` against a base URL, and decodes the responses.
+/// Every `HTTPSessionManager` has its `SessionManager` as ``HTTPSessionManager/session``.
+///
 /// The manager follows redirects itself (``RedirectPolicy``), retries through its
 /// ``RequestInterceptor``, reports progress, calls its ``SessionHooks`` and event monitors,
 /// and caps buffered bodies.
@@ -208,11 +213,8 @@ public final class SessionManager: Sendable {
         for request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<Serializer.SerializedObject> {
-        let response = try await data(
-            for: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        let value = try serializer.serialize(
-            request: response.request, response: response.response, data: response.data)
-        return DataResponse(request: response.request, response: response.response, data: response.data, value: value)
+        try await data(for: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+            .serialized(by: serializer)
     }
 
     /// Uploads `data` as the body of `request`.
@@ -220,9 +222,7 @@ public final class SessionManager: Sendable {
     public func upload(_ data: Data, with request: Request, progress: ProgressHandler? = nil) async throws
         -> SessionResponse
     {
-        let task = uploadTask(with: request, from: data, progress: progress)
-        task.resume()
-        return try await task.response()
+        try await finished(uploadTask(with: request, from: data, progress: progress))
     }
 
     /// Uploads the file at `fileURL` as the body of `request`.
@@ -230,9 +230,7 @@ public final class SessionManager: Sendable {
     public func upload(fileURL: URL, with request: Request, progress: ProgressHandler? = nil) async throws
         -> SessionResponse
     {
-        let task = try uploadTask(with: request, fromFile: fileURL, progress: progress)
-        task.resume()
-        return try await task.response()
+        try await finished(uploadTask(with: request, fromFile: fileURL, progress: progress))
     }
 
     /// Downloads to `destination`; the response's ``SessionResponse/fileURL`` says where the file is.
@@ -241,9 +239,7 @@ public final class SessionManager: Sendable {
         _ request: Request, options: DownloadOptions = [], progress: ProgressHandler? = nil,
         destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
-        let task = downloadTask(with: request, options: options, progress: progress, destination: destination)
-        task.resume()
-        return try await task.response()
+        try await finished(downloadTask(with: request, options: options, progress: progress, destination: destination))
     }
 
     /// Continues a download from resume data.
@@ -252,8 +248,12 @@ public final class SessionManager: Sendable {
         resumingWith resumeData: ResumeData, options: DownloadOptions = [], progress: ProgressHandler? = nil,
         destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
-        let task = downloadTask(
-            withResumeData: resumeData, options: options, progress: progress, destination: destination)
+        try await finished(
+            downloadTask(withResumeData: resumeData, options: options, progress: progress, destination: destination))
+    }
+
+    /// `task` resumed, and its outcome once it completes: the end of every async form but `data(for:)`.
+    private func finished(_ task: SessionTask) async throws -> SessionResponse {
         task.resume()
         return try await task.response()
     }

@@ -76,3 +76,15 @@ extension CourierError {
         return CourierError(.hookFailed, message(), underlyingError: error)
     }
 }
+
+extension SessionResponse {
+    /// This response with its body run through `serializer`: the one place a task's outcome
+    /// becomes a ``DataResponse``, for ``SessionManager`` and ``HTTPSessionManager`` alike.
+    /// - Throws: the serializer's error.
+    func serialized<Serializer: ResponseSerializer>(by serializer: Serializer) throws
+        -> DataResponse<Serializer.SerializedObject>
+    {
+        let value = try serializer.serialize(request: request, response: response, data: data)
+        return DataResponse(request: request, response: response, data: data, value: value)
+    }
+}
