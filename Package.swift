@@ -37,18 +37,18 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // The session, requests, responses and the `Transport` protocol: everything but a transport
+        // on a particular HTTP client. It does not link AsyncHTTPClient (issue 43).
         .target(
-            name: "Courier",
+            name: "CourierCore",
             dependencies: [
                 "CourierDigest",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                // The trust policy's certificates and the TLS failures a transport reports.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 "CCourierZlib",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -57,6 +57,24 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The default transport, on AsyncHTTPClient; it sees only CourierCore's public API.
+        .target(
+            name: "CourierAsyncHTTPClient",
+            dependencies: [
+                "CourierCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // What users import: CourierCore and CourierAsyncHTTPClient, and the managers' initialisers
+        // whose default transport is `AsyncHTTPClientTransport.shared`.
+        .target(name: "Courier", dependencies: ["CourierCore", "CourierAsyncHTTPClient"]),
         // zlib, which decodes gzip and deflate response bodies (ContentDecoder). AsyncHTTPClient
         // already links it, through swift-nio-extras.
         .systemLibrary(
@@ -112,6 +130,8 @@ let package = Package(
             name: "CourierTests",
             dependencies: [
                 "Courier",
+                "CourierCore",
+                "CourierAsyncHTTPClient",
                 "CourierTesting",
                 "CourierTestServer",
                 "CourierTestSupport",
