@@ -140,9 +140,10 @@ public final class AsyncHTTPClientTransport: Transport {
         let delegate: StreamingResponseDelegate
         let task: HTTPClient.Task<Void>
         let fileBody: FileRegionBody?
+        let pump: BodyPump?
         do {
             let body: HTTPClient.Body?
-            (body, fileBody) = try Self.body(of: request, uploadProgress: context.uploadProgress)
+            (body, fileBody, pump) = try Self.body(of: request, uploadProgress: context.uploadProgress)
             delegate = StreamingResponseDelegate(
                 uploadProgress: context.uploadProgress, idleReadTimeout: configuration.readTimeout,
                 sendsBody: body != nil, recorder: context.recorder, connectionLedger: connectionLedger,
@@ -162,6 +163,7 @@ public final class AsyncHTTPClientTransport: Transport {
             throw Self.courierError(from: error, url: url, deadline: deadline)
         }
         fileBody?.attach(to: task, isRequestSent: { delegate.isRequestSent })
+        if let pump { task.futureResult.whenComplete { _ in pump.end() } }
         let cancel: @Sendable () -> Void = {
             delegate.noteCancelledByCourier()
             task.cancel()
@@ -225,54 +227,32 @@ public final class AsyncHTTPClientTransport: Transport {
         configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally
     }
 
-    /// The body AsyncHTTPClient sends, and the open files of a sendfile body (closed with the
-    /// exchange); nil for no body at all.
+    /// The body AsyncHTTPClient sends, and the open files of a sendfile body or the task of a
+    /// streamed one (each ended with the exchange); nil for no body at all.
     ///
     /// POST, PUT and PATCH without a body still say so with `Content-Length: 0`. Over plain HTTP
     /// a body with file regions goes out with sendfile (TLS encrypts in user space, so there is
     /// nothing to gain there). Bytes in memory go out in one write unless upload progress is
     /// wanted; every other body streams, one chunk written before the next is asked for.
     static func body(of request: Request, uploadProgress: (@Sendable (Int64) -> Void)?) throws
-        -> (HTTPClient.Body?, FileRegionBody?)
+        -> (HTTPClient.Body?, FileRegionBody?, BodyPump?)
     {
         let body = request.body
         if body.isEmpty {
             switch request.method {
-            case .post, .put, .patch: return (.byteBuffer(ByteBuffer()), nil)
-            default: return (nil, nil)
+            case .post, .put, .patch: return (.byteBuffer(ByteBuffer()), nil, nil)
+            default: return (nil, nil, nil)
             }
         }
         if let segments = sendfileSegments(of: request) {
             let fileBody = try FileRegionBody(segments: segments)
-            return (fileBody.makeBody(), fileBody)
+            return (fileBody.makeBody(), fileBody, nil)
         }
-        if let bytes = body.bufferedBytes, uploadProgress == nil || bytes.readableBytes <= progressSliceSize {
-            return (.byteBuffer(bytes), nil)
+        if let bytes = body.bufferedBytes, uploadProgress == nil || bytes.readableBytes <= BodyPump.sliceSize {
+            return (.byteBuffer(bytes), nil, nil)
         }
-        return (streamed(try body.makeChunks(), length: body.contentLength), nil)
-    }
-
-    /// The most bytes one write hands to the connection when a body streams, so that upload
-    /// progress moves in steps of at most this (slices share storage: nothing is copied).
-    static let progressSliceSize = 1 << 20
-
-    /// A body that writes `chunks` one at a time, each once the previous one is written, from a
-    /// task of its own that ends with the exchange.
-    static func streamed(_ chunks: BodyChunks, length: Int64?) -> HTTPClient.Body {
-        .stream(contentLength: length) { writer in
-            let written = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
-            written.completeWithTask {
-                for try await var chunk in chunks {
-                    while chunk.readableBytes > progressSliceSize,
-                        let slice = chunk.readSlice(length: progressSliceSize)
-                    {
-                        try await writer.write(.byteBuffer(slice)).get()
-                    }
-                    try await writer.write(.byteBuffer(chunk)).get()
-                }
-            }
-            return written.futureResult
-        }
+        let pump = BodyPump()
+        return (pump.body(try body.makeChunks(), length: body.contentLength), nil, pump)
     }
 
     /// The body's segments when it can go out with sendfile: plain HTTP (TLS encrypts in user
@@ -469,5 +449,56 @@ private final class DelegatedExchange: ResponseBodyFileWriter {
 
     func writeRemainingBody(to file: ResponseBodyFile) async throws {
         try await delegate.writeRemainingBody(to: file, task: task)
+    }
+}
+
+/// The task that writes a streamed body, one chunk handed to the connection before the next is
+/// asked for; ended with the exchange, so that a source that waits for ever is not waited on after.
+final class BodyPump: Sendable {
+    /// The most bytes one write hands to the connection, so that upload progress moves in steps
+    /// of at most this (slices share storage: nothing is copied).
+    static let sliceSize = 1 << 20
+
+    private struct State {
+        var task: Task<Void, Never>?
+        var isEnded = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// A body that writes `chunks` from a task of this pump's.
+    func body(_ chunks: BodyChunks, length: Int64?) -> HTTPClient.Body {
+        .stream(contentLength: length) { writer in
+            let written = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
+            let task = Task {
+                do {
+                    for try await var chunk in chunks {
+                        while chunk.readableBytes > Self.sliceSize, let slice = chunk.readSlice(length: Self.sliceSize)
+                        {
+                            try await writer.write(.byteBuffer(slice)).get()
+                        }
+                        try await writer.write(.byteBuffer(chunk)).get()
+                    }
+                    written.succeed(())
+                } catch {
+                    written.fail(error)
+                }
+            }
+            let isEnded = self.state.withLockedValue { state in
+                state.task = task
+                return state.isEnded
+            }
+            if isEnded { task.cancel() }
+            return written.futureResult
+        }
+    }
+
+    /// Cancels the writing task, once the exchange is over.
+    func end() {
+        state.withLockedValue { state in
+            state.isEnded = true
+            defer { state.task = nil }
+            return state.task
+        }?.cancel()
     }
 }
