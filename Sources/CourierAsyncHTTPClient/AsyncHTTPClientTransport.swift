@@ -136,7 +136,6 @@ public final class AsyncHTTPClientTransport: Transport {
             return try await proxyRoutes.send(request, context: context, through: server)
         }
         let url = request.url
-        let deadline = context.deadline
         let delegate: StreamingResponseDelegate
         let task: HTTPClient.Task<Void>
         let fileBody: FileRegionBody?
@@ -160,7 +159,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 throw error
             }
         } catch {
-            throw Self.courierError(from: error, url: url, deadline: deadline)
+            throw Self.courierError(from: error, url: url)
         }
         fileBody?.attach(to: task, isRequestSent: { delegate.isRequestSent })
         if let pump { task.futureResult.whenComplete { _ in pump.end() } }
@@ -181,7 +180,7 @@ public final class AsyncHTTPClientTransport: Transport {
             responseHead = try await delegate.head(onCancel: cancel)
         } catch {
             task.cancel()
-            var failure = Self.courierError(from: error, url: url, deadline: deadline)
+            var failure = Self.courierError(from: error, url: url)
             let cancelledByCourier = delegate.wasCancelledByCourier || isShutDown || Task.isCancelled
             failure.unansweredExchange = UnansweredExchange(error, cancelledByCourier: cancelledByCourier)
             throw failure
@@ -195,7 +194,7 @@ public final class AsyncHTTPClientTransport: Transport {
                     do {
                         return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
                     } catch {
-                        throw Self.courierError(from: error, url: url, deadline: deadline)
+                        throw Self.courierError(from: error, url: url)
                     }
                 }
             }, fileWriter: writesFilesOnEventLoop(context) ? exchange : nil)
@@ -345,16 +344,6 @@ public final class AsyncHTTPClientTransport: Transport {
                 underlyingError: error)
         }
         return nil
-    }
-
-    /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes once, keeping the
-    /// original: a cancel at or past `deadline` (the session's timer, or a caller's own) is `.timedOut`.
-    static func courierError(from error: any Error, url: URL, deadline: NIODeadline?) -> CourierError {
-        let failure = courierError(from: error, url: url)
-        guard failure.code == .cancelled, let deadline, NIODeadline.now() >= deadline else { return failure }
-        let target = url.absoluteString
-        return CourierError(
-            .timedOut, "the request to \(target) ran out of time", offendingInput: target, underlyingError: error)
     }
 
     /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes, keeping the original.

@@ -5,9 +5,12 @@ import NIOCore
 /// Everything a transport needs to behave as the session expects is here, so a custom transport
 /// gets the same deadline, cancellation and progress as the default one.
 public struct ExchangeContext: Sendable {
-    /// When the whole exchange, head and body, must be over; nil for no deadline. A transport
-    /// should arm no timer for nil (a far-off deadline still costs a timer per request). Past
-    /// it the exchange fails with ``CourierError/Code/timedOut``.
+    /// When the whole exchange, head and body, must be over; nil for no deadline.
+    ///
+    /// The caller owns the one timer for it (a session's task, or
+    /// ``Transport/send(_:uploadProgress:)``) and stops the exchange through ``cancellation``
+    /// when it passes; a transport arms no timer of its own for it, and reports an exchange
+    /// cancelled at or past it as ``CourierError/Code/timedOut`` rather than `.cancelled`.
     public var deadline: NIODeadline?
     /// Receives the running count of body bytes handed to the connection, never decreasing
     /// within one exchange; nil when nobody is listening (a transport may then skip counting).

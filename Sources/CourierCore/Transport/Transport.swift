@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Sends one HTTP exchange: a ``Request`` out, a response head and a streamed body back.
@@ -36,9 +37,10 @@ extension Transport {
 
     /// Sends `request` on its own, outside a session: the deadline is the request's
     /// ``Request/timeoutInterval``, else ``TransportCapabilities/defaultTimeout``. As a session
-    /// does, this call owns the deadline's one timer, which cancels the exchange through its
-    /// ``ExchangeCancellation`` when the deadline passes before the exchange is over.
-    /// - Throws: ``CourierError`` as ``send(_:context:)``.
+    /// does, this call owns the deadline's one timer, which stops the exchange through its
+    /// ``ExchangeCancellation`` when the deadline passes before the body has ended.
+    /// - Throws: ``CourierError`` as ``send(_:context:)``; `.timedOut` once the deadline stopped
+    ///   the exchange (the body's iterator throws it too).
     public func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)? = nil) async throws
         -> TransportResponse
     {
@@ -47,19 +49,61 @@ extension Transport {
             for: request, defaultTimeout: capabilities.defaultTimeout, uploadProgress: uploadProgress,
             cancellation: cancellation)
         guard let deadline = context.deadline else { return try await send(request, context: context) }
-        let timer = Task {
-            let wait = deadline - .now()
-            if wait.nanoseconds > 0 { try await Task.sleep(for: .nanoseconds(wait.nanoseconds)) }
-            cancellation.cancel()
-        }
+        let timer = DeadlineTimer(deadline: deadline, cancellation: cancellation, url: request.url)
         do {
             var response = try await send(request, context: context)
-            response.body = response.body.cancellingWhenDone(timer)
+            response.body = timer.watching(response.body)
             return response
         } catch {
-            timer.cancel()
-            throw error
+            throw timer.stop(error)
         }
+    }
+}
+
+/// The one timer of a transport called outside a session: it cancels the exchange through its
+/// handle at the deadline, and words what that cancel ends in as `.timedOut`.
+private final class DeadlineTimer: Sendable {
+    private let task: Task<Void, any Error>
+    private let fired = NIOLockedValueBox(false)
+    private let url: URL
+
+    init(deadline: NIODeadline, cancellation: ExchangeCancellation, url: URL) {
+        self.url = url
+        let fired = fired
+        task = Task {
+            let wait = deadline - .now()
+            if wait.nanoseconds > 0 { try await Task.sleep(for: .nanoseconds(wait.nanoseconds)) }
+            fired.withLockedValue { $0 = true }
+            cancellation.cancel()
+        }
+    }
+
+    /// Stops the timer; `error` as the caller sees it: `.timedOut` when the timer stopped the exchange.
+    func stop(_ error: any Error) -> any Error {
+        task.cancel()
+        guard fired.withLockedValue({ $0 }), (error as? CourierError)?.code == .cancelled else { return error }
+        let target = url.absoluteString
+        return CourierError(
+            .timedOut, "the request to \(target) ran out of time", offendingInput: target, underlyingError: error)
+    }
+
+    /// `body`, with the timer stopped once it ends or fails (its file writer kept).
+    func watching(_ body: BodyChunks) -> BodyChunks {
+        BodyChunks(
+            makeIterator: {
+                var iterator = body.makeAsyncIterator()
+                return BodyChunks.AsyncIterator {
+                    do {
+                        guard let chunk = try await iterator.next() else {
+                            self.task.cancel()
+                            return nil
+                        }
+                        return chunk
+                    } catch {
+                        throw self.stop(error)
+                    }
+                }
+            }, fileWriter: body.fileWriter)
     }
 }
 
@@ -105,27 +149,5 @@ public struct TransportResponse: Sendable {
         self.body = body
         self.bodyIsDecoded = bodyIsDecoded
         self.readAhead = readAhead
-    }
-}
-
-extension BodyChunks {
-    /// This body, with `timer` cancelled once the body ends or fails (its file writer kept).
-    fileprivate func cancellingWhenDone(_ timer: Task<Void, any Error>) -> BodyChunks {
-        BodyChunks(
-            makeIterator: {
-                var iterator = makeAsyncIterator()
-                return AsyncIterator {
-                    do {
-                        guard let chunk = try await iterator.next() else {
-                            timer.cancel()
-                            return nil
-                        }
-                        return chunk
-                    } catch {
-                        timer.cancel()
-                        throw error
-                    }
-                }
-            }, fileWriter: fileWriter)
     }
 }
