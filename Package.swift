@@ -33,7 +33,7 @@ let package = Package(
         // CourierOpenAPI's protocol; the AsyncHTTPClient transport for it is the tests' peer only.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
-        // Documentation only: `swift package generate-documentation --target Courier` builds the DocC catalog.
+        // Documentation only: `swift package generate-documentation --target CourierCore` builds the DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [

@@ -9,7 +9,7 @@ extension AsyncHTTPClientTransport {
     ///
     /// Defaults fail early rather than wait forever: a 10 s connect timeout, a 60 s read
     /// timeout (no byte for that long) and no whole-request deadline unless a request sets
-    /// ``Request/timeoutInterval`` or ``requestTimeout`` is given.
+    /// `Request.timeoutInterval` or ``requestTimeout`` is given.
     public struct Configuration: Sendable {
         /// HTTP/1.1 connections kept per host (AsyncHTTPClient's soft limit); HTTP/2 multiplexes instead.
         public var maximumConnectionsPerHost: Int = 8
@@ -30,7 +30,7 @@ extension AsyncHTTPClientTransport {
         /// HTTP/1.1 keeps the request until the upload ends, so the same answer is safe there.
         ///
         /// Nor does a response read as it arrives (a download, a stream; see
-        /// ``ExchangeContext/readsBodyIncrementally``): over HTTP/2, AsyncHTTPClient 1.37 keeps
+        /// `ExchangeContext.readsBodyIncrementally`): over HTTP/2, AsyncHTTPClient 1.37 keeps
         /// reading a stream while its reader waits, so a reader slower than the server ends up
         /// holding the whole body in memory (a 256 MiB download by raw AsyncHTTPClient, writing on
         /// another thread: 1.1 GB resident). Over HTTP/1.1 the reader's pace holds the server back.
@@ -41,7 +41,7 @@ extension AsyncHTTPClientTransport {
         /// HTTP/2 itself is wanted and the reader keeps up with the network or the bodies are small.
         public var allowsHTTP2ForIncrementalReads: Bool = false
         /// The forward proxies, per scheme, with the hosts that go direct; nil sends everything
-        /// direct. ``ProxyConfiguration/fromEnvironment(_:)`` reads curl's variables.
+        /// direct. `ProxyConfiguration.fromEnvironment(_:)` reads curl's variables.
         public var proxy: ProxyConfiguration?
         /// The proxy of this configuration's clients (AsyncHTTPClient's is per client; see
         /// `ProxyRoutes`, which makes one set of clients per proxy server).
@@ -58,7 +58,7 @@ extension AsyncHTTPClientTransport {
         /// to reach a server that offers nothing newer.
         public var minimumTLSVersion: TLSVersion = .tlsv12
         /// Let AsyncHTTPClient retry failed connection attempts until the connect timeout. Off by
-        /// default so that a refused connection fails at once; the session's ``RetryPolicy`` retries instead.
+        /// default so that a refused connection fails at once; the session's `RetryPolicy` retries instead.
         public var retriesConnectionEstablishment: Bool = false
         /// Ask for and decode compressed bodies: on by default, as browsers and URLSession do.
         ///
@@ -66,7 +66,7 @@ extension AsyncHTTPClientTransport {
         /// deflate`, and bodies whose `Content-Encoding` is `gzip` or `deflate` are decoded as they
         /// arrive (buffered, streamed and downloaded alike), under ``decompressionRatioLimit``.
         /// The response head is left as the server sent it, so `Content-Encoding` still names the
-        /// coding and `Content-Length` (``ResponseHead/expectedContentLength``) counts the encoded
+        /// coding and `Content-Length` (`ResponseHead.expectedContentLength`) counts the encoded
         /// bytes on the wire, not the bytes delivered: progress then counts decoded bytes received
         /// and reports the total as unknown. A caller that sets `Accept-Encoding` itself gets what
         /// it asked for, decoded when it is gzip or deflate. Turn it off to get the bytes as sent
@@ -74,7 +74,7 @@ extension AsyncHTTPClientTransport {
         public var decompressesResponses: Bool = true
         /// The most decoded bytes per encoded byte received, checked as the body is decoded once
         /// it has passed ``decompressionRatioFreeSize``; default 100. A body past both fails with
-        /// ``CourierError/Code/decompressionLimitExceeded`` instead of filling memory or disk (a
+        /// `CourierError.Code.decompressionLimitExceeded` instead of filling memory or disk (a
         /// "decompression bomb": a few kilobytes of deflate expand to gigabytes, over 1000:1).
         /// `Int.max` turns the check off.
         public var decompressionRatioLimit: Int = 100
@@ -109,7 +109,7 @@ extension AsyncHTTPClientTransport {
         /// progress handler) gives the rest of the body back to the task for good. That turn lasts
         /// as long as its slow write or handler does, so download progress handlers, which then run
         /// on the event loop, must not block (`EventLoopFuture.wait()` there traps). A pause, a
-        /// `didReceiveData` hook, a decoded body, a response stored by ``HTTPCache`` and a request
+        /// `didReceiveData` hook, a decoded body, a response stored by `HTTPCache` and a request
         /// whose body streams (AsyncHTTPClient's async API) keep the writes on the task. Turn it
         /// off to keep every file write off the event loops.
         public var writesDownloadsOnEventLoop: Bool = true
@@ -139,7 +139,7 @@ extension AsyncHTTPClientTransport {
             }
         }
 
-        /// The client configuration: no read timeout (``StreamingResponseDelegate`` keeps the one
+        /// The client configuration: no read timeout (`StreamingResponseDelegate` keeps the one
         /// idle-read timer for ``readTimeout``); `http1Only` keeps the client off HTTP/2 whatever
         /// ``allowsHTTP2`` says (the client that carries request bodies, see ``allowsHTTP2``).
         func makeClientConfiguration(http1Only: Bool = false) -> HTTPClient.Configuration {

@@ -2,7 +2,7 @@ import CourierCore
 
 extension AsyncHTTPClientTransport {
     /// One transport for the whole process, with the default ``Configuration``: what a
-    /// ``SessionManager`` uses when it is given no transport.
+    /// `SessionManager` uses when it is given no transport.
     ///
     /// It is never shut down and needs no ``shutdown()``, so managers that use it can be
     /// dropped at any time, one per request if need be, and still share its connection pools.

@@ -8,9 +8,9 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 
-/// The default ``Transport``: AsyncHTTPClient 1.37's delegate API, with its own redirect
+/// The default `Transport`: AsyncHTTPClient 1.37's delegate API, with its own redirect
 /// following, read timeout and request deadline turned off (the session owns the deadline and
-/// stops the exchange through ``ExchangeCancellation``; ``StreamingResponseDelegate`` keeps the
+/// stops the exchange through `ExchangeCancellation`; `StreamingResponseDelegate` keeps the
 /// one idle-read timer).
 ///
 /// Owns its `HTTPClient`s. ``shutdown()`` closes them and waits; a transport dropped without it
@@ -18,13 +18,13 @@ import NIOPosix
 /// trips AsyncHTTPClient's check for a client freed un-shut. ``shared`` is one that is never
 /// shut down, for code that wants no lifetime to manage. A body whose length is known goes out
 /// with `Content-Length` (multipart forms and files always are), and chunked only when the
-/// length is unknown. Over plain HTTP, a body with file parts (``RequestBody/segments``) goes
+/// length is unknown. Over plain HTTP, a body with file parts (`RequestBody.segments`) goes
 /// out with sendfile(2) (see `FileRegionBody`); every other body is written from memory or
-/// streams in the chunks that ``RequestBody/makeChunks()`` produces, one write at a time, so
+/// streams in the chunks that `RequestBody.makeChunks()` produces, one write at a time, so
 /// memory stays bounded by a few chunks whatever the body size.
 ///
 /// It resends nothing: a failure before the response head that leaves the request safe to send
-/// again carries ``CourierError/unansweredExchange``, and the session decides.
+/// again carries `CourierError.unansweredExchange`, and the session decides.
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
@@ -94,7 +94,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// Closes all connections and waits until they are closed; requests still running fail with
     /// `.cancelled` or `.transportFailed`, and later sends with `.transportFailed`.
-    /// - Throws: ``CourierError`` `.transportFailed` when AsyncHTTPClient reports an unclean
+    /// - Throws: `CourierError` `.transportFailed` when AsyncHTTPClient reports an unclean
     ///   shutdown; `.shutdownUnsupported` on ``shared``, which stays up.
     public func shutdown() async throws {
         guard !isShared else {
@@ -128,9 +128,9 @@ public final class AsyncHTTPClientTransport: Transport {
             cancelsBodylessExchangesThroughContext: true)
     }
 
-    /// Sends `request`; see ``Transport/send(_:context:)``.
-    /// - Throws: ``CourierError`` as the protocol describes, with
-    ///   ``CourierError/unansweredExchange`` set when the request may go out again.
+    /// Sends `request`; see `Transport.send(_:context:)`.
+    /// - Throws: `CourierError` as the protocol describes, with
+    ///   `CourierError.unansweredExchange` set when the request may go out again.
     public func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
         if let proxyRoutes, let server = proxyRoutes.proxies.server(for: request.url) {
             return try await proxyRoutes.send(request, context: context, through: server)

@@ -8,7 +8,7 @@ import NIOCore
 /// sendfile(2): the kernel moves file pages to the socket without copying them through user memory.
 ///
 /// Only for plain HTTP: TLS has to encrypt every byte in user space, so a TLS body is read in
-/// large chunks instead (``RequestBody/makeChunks()``). Files are opened, and their sizes
+/// large chunks instead (`RequestBody.makeChunks()`). Files are opened, and their sizes
 /// checked, when the body is made (off the event loop); each file goes out in regions of
 /// ``regionSize`` bytes so that progress moves and the size is checked again between regions.
 /// A file that shrinks while a region is on the wire would make sendfile return 0 forever, so a
@@ -51,7 +51,7 @@ final class FileRegionBody: Sendable {
     }
 
     /// Opens every file segment and checks it still holds its declared bytes.
-    /// - Throws: ``CourierError`` `.invalidFile` when a file cannot be opened, `.bodyLengthMismatch`
+    /// - Throws: `CourierError` `.invalidFile` when a file cannot be opened, `.bodyLengthMismatch`
     ///   when one has shrunk since it was added. Files already opened are closed again.
     init(segments: [BodySegment]) throws {
         var pieces: [Piece] = []

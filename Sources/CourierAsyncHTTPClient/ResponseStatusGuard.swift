@@ -48,7 +48,7 @@ final class ResponseStatusGuard: ChannelInboundHandler, RemovableChannelHandler 
 }
 
 /// A response status line whose code is not a valid HTTP status (below 100); the transport
-/// reports it as ``CourierError/Code/transportFailed`` quoting the code.
+/// reports it as `CourierError.Code.transportFailed` quoting the code.
 struct InvalidResponseStatus: Error, Hashable {
     let code: Int
 }

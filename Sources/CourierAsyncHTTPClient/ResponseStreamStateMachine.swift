@@ -8,7 +8,7 @@ import NIOHTTP1
 /// Each state holds what is valid in it, and each event is a transition that returns what the
 /// caller must do outside the lock (resume a waiter, complete a promise); the machine itself
 /// touches no event loop and no continuation, so it is tested with plain values. The waiters are
-/// type parameters for that reason: continuations in ``StreamingResponseDelegate``, tokens in the tests.
+/// type parameters for that reason: continuations in `StreamingResponseDelegate`, tokens in the tests.
 struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// Held body parts, their size, and the reader's limit.
     struct Held {

@@ -19,7 +19,7 @@ import NIOHTTP1
 /// response part last arrived and fails the request with `readTimeout` when none came for
 /// `idleReadTimeout`; it re-arms only when it fires early, and not while the socket is held back
 /// for a slow reader. The whole-request deadline is the session's, which stops the exchange
-/// through ``ExchangeCancellation``.
+/// through `ExchangeCancellation`.
 final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledCallbackHandler, Sendable {
     typealias Response = Void
     typealias HeadWaiter = UnsafeContinuation<HTTPResponseHead, any Error>
@@ -27,7 +27,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     typealias Machine = ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter>
 
     /// Bytes held for a slow reader before reads from the socket pause, unless the exchange asks
-    /// for another limit (``ExchangeContext/readAheadLimit``).
+    /// for another limit (`ExchangeContext.readAheadLimit`).
     static let defaultBufferedByteLimit = 1 << 20
 
     /// A download's file handed over to the event loop, and the task waiting to get it back.
@@ -304,7 +304,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// into it there (see ``ResponseBodyFile``) until the response ends or fails, a write stalls,
     /// or the session asks for the rest; then it is handed back and ``nextBodyPart(onCancel:)``
     /// yields whatever follows. Cancelling the calling task cancels the exchange.
-    /// - Throws: ``CourierError`` `.downloadFailed` when a write failed; `task` is cancelled then.
+    /// - Throws: `CourierError` `.downloadFailed` when a write failed; `task` is cancelled then.
     func writeRemainingBody(to file: ResponseBodyFile, task: HTTPClient.Task<Void>) async throws {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (waiter: UnsafeContinuation<Void, any Error>) in

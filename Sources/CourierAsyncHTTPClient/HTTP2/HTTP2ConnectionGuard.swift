@@ -274,7 +274,7 @@ extension HTTP2ConnectionGuard {
 }
 
 /// An HTTP/2 connection that ``HTTP2ConnectionGuard`` closed; the transport reports it as
-/// ``CourierError/Code/transportFailed`` with ``reason``.
+/// `CourierError.Code.transportFailed` with ``reason``.
 struct HTTP2ConnectionBroken: Error, Hashable, CustomStringConvertible {
     /// What the server did, for people.
     let reason: String

@@ -15,7 +15,7 @@ import NIOHTTP1
 enum AbsoluteFormForwarding {
     /// `request` as sent to `server`: its URL pointed at the proxy, its `Host` the origin's
     /// (unless the request sets one), and Basic credentials for the proxy when it has them.
-    /// - Throws: ``CourierError`` `.invalidURL` when the URL cannot be pointed at the proxy.
+    /// - Throws: `CourierError` `.invalidURL` when the URL cannot be pointed at the proxy.
     static func request(_ request: Request, to server: ProxyConfiguration.Server) throws -> Request {
         var forwarded = request
         guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),

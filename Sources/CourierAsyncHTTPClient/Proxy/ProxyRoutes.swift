@@ -40,7 +40,7 @@ final class ProxyRoutes: Sendable {
 
     /// Sends `request` through `server`: a plain-HTTP URL to an HTTP proxy in absolute form (see
     /// ``AbsoluteFormForwarding``), anything else through a tunnel the proxy opens.
-    /// - Throws: the inner transport's ``CourierError``, with proxy refusals as `.proxyFailed`
+    /// - Throws: the inner transport's `CourierError`, with proxy refusals as `.proxyFailed`
     ///   and every message naming the proxy without its password.
     func send(_ request: Request, context: ExchangeContext, through server: ProxyConfiguration.Server) async throws
         -> TransportResponse

@@ -1,7 +1,7 @@
 /// What a transport could tell of the connection one exchange went over.
 ///
 /// Every field is optional: a transport reports what it knows and leaves the rest nil rather
-/// than guess (see ``AsyncHTTPClientTransport`` for what it can see).
+/// than guess (see `AsyncHTTPClientTransport` for what it can see).
 public struct ConnectionInfo: Sendable, Hashable {
     /// True when the exchange went over a connection that had carried an earlier one (HTTP/1.1
     /// keep-alive, or another stream of the same HTTP/2 connection); false for a new connection.

@@ -3,7 +3,7 @@ import Foundation
 /// Which forward proxy each request goes through: one for `http://` URLs, one for `https://`
 /// URLs, and the hosts that go direct (``NoProxyList``), as curl's and httpie's proxy settings.
 ///
-/// Set it as ``AsyncHTTPClientTransport/Configuration/proxy``. An HTTP proxy gets plain
+/// Set it as `AsyncHTTPClientTransport.Configuration.proxy`. An HTTP proxy gets plain
 /// `http://` requests as curl's `-x` sends them, in absolute form (`GET http://host/path`, over
 /// keep-alive connections to the proxy that serve every origin behind it), and opens a
 /// `CONNECT host:port` tunnel for `https://` URLs, through which TLS runs end to end. Basic

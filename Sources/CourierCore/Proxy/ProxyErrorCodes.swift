@@ -11,7 +11,7 @@ extension CourierError.Code {
     /// The proxy would not carry the request: it asked for credentials (`407`), or answered
     /// `CONNECT` with anything but a 2xx.
     ///
-    /// Thrown by ``AsyncHTTPClientTransport`` for a request routed through a proxy; the message
+    /// Thrown by `AsyncHTTPClientTransport` for a request routed through a proxy; the message
     /// names the proxy without its password.
     public static let proxyFailed = CourierError.Code("proxyFailed")
 }

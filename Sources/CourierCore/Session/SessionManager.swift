@@ -11,10 +11,10 @@ import Tracing
 /// and caps buffered bodies.
 ///
 /// A manager is an ordinary value: drop it when done, with no shutdown to call. Given no
-/// transport it uses ``AsyncHTTPClientTransport/shared``, which lives as long as the process, so
+/// transport it uses `AsyncHTTPClientTransport.shared`, which lives as long as the process, so
 /// managers made and dropped per request share its connections. A transport you give it stays
 /// yours: call its `shutdown()` to close its connections and wait, or drop it too
-/// (``AsyncHTTPClientTransport`` then closes them in the background). A running task keeps its
+/// (`AsyncHTTPClientTransport` then closes them in the background). A running task keeps its
 /// manager, and so the transport, alive until it completes. ``shutdown()`` is there to cancel
 /// the manager's tasks and wait for them to end.
 public final class SessionManager: Sendable {

@@ -24,15 +24,15 @@ public struct ExchangeContext: Sendable {
     public var recorder: ExchangeRecorder?
     /// How many response body bytes the transport may hold for a reader that falls behind
     /// before it stops reading from the connection; nil leaves it to the transport
-    /// (``AsyncHTTPClientTransport``: 1 MiB). A larger limit costs that much memory per exchange
+    /// (`AsyncHTTPClientTransport`: 1 MiB). A larger limit costs that much memory per exchange
     /// and saves wake-ups when the reader is slower than the network, as a file writer is. A
     /// transport may ignore it.
     public var readAheadLimit: Int?
     /// True when the body goes to a reader as it arrives (a download to a file, a
     /// ``SessionManager/stream(_:)``, a data task that a `didReceiveResponse` hook may turn into
     /// a download), so that the reader's pace must hold the server back;
-    /// false when the session collects it in memory. ``AsyncHTTPClientTransport`` keeps such
-    /// exchanges off HTTP/2 (``AsyncHTTPClientTransport/Configuration/allowsHTTP2`` says why).
+    /// false when the session collects it in memory. `AsyncHTTPClientTransport` keeps such
+    /// exchanges off HTTP/2 (`AsyncHTTPClientTransport.Configuration.allowsHTTP2` says why).
     public var readsBodyIncrementally: Bool
 
     /// Makes a context; by default no deadline, no progress, a handle that nothing cancels, no

@@ -7,7 +7,7 @@ import NIOCore
 /// This is the whole boundary between a ``SessionManager`` and the network: everything the
 /// session needs from a transport is in this protocol's types, so a custom transport (or
 /// CourierTesting's `ScriptedTransport`) gets the same deadlines, cancellation, progress and
-/// run path as the default ``AsyncHTTPClientTransport``.
+/// run path as the default `AsyncHTTPClientTransport`.
 ///
 /// A transport follows no redirects and retries nothing; the session layer does both, so a
 /// transport only has to move bytes. Cancelling the calling Swift `Task` cancels the exchange,

@@ -31,23 +31,23 @@ extension CourierError.Code {
     /// The URL's scheme is not one the transport speaks (AsyncHTTPClient: http, https and the
     /// unix-socket forms), or the URL names no host to connect to.
     ///
-    /// Thrown by ``AsyncHTTPClientTransport`` before any I/O.
+    /// Thrown by `AsyncHTTPClientTransport` before any I/O.
     public static let unsupportedScheme = CourierError.Code("unsupportedScheme")
 
     /// A compressed response body expanded past
-    /// ``AsyncHTTPClientTransport/Configuration/decompressionRatioLimit`` decoded bytes per
+    /// `AsyncHTTPClientTransport.Configuration.decompressionRatioLimit` decoded bytes per
     /// encoded byte; the exchange was stopped.
     ///
-    /// Thrown by ``AsyncHTTPClientTransport`` while it decodes a gzip or deflate body.
+    /// Thrown by `AsyncHTTPClientTransport` while it decodes a gzip or deflate body.
     public static let decompressionLimitExceeded = CourierError.Code("decompressionLimitExceeded")
 
     /// A response body named gzip or deflate in `Content-Encoding` is not valid data in that
     /// coding: corrupt, cut short, or followed by stray bytes.
     ///
-    /// Thrown by ``AsyncHTTPClientTransport`` while it decodes the body.
+    /// Thrown by `AsyncHTTPClientTransport` while it decodes the body.
     public static let contentDecodingFailed = CourierError.Code("contentDecodingFailed")
 
-    /// ``AsyncHTTPClientTransport/shutdown()`` was called on ``AsyncHTTPClientTransport/shared``,
+    /// `AsyncHTTPClientTransport.shutdown()` was called on `AsyncHTTPClientTransport.shared`,
     /// which stays up for the life of the process.
     public static let shutdownUnsupported = CourierError.Code("shutdownUnsupported")
 }

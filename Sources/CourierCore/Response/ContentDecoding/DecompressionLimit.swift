@@ -1,6 +1,6 @@
 /// How far a coded body may expand: any size up to ``ratioFreeSize`` decoded bytes, then at
 /// most ``ratio`` decoded bytes per encoded byte received
-/// (``AsyncHTTPClientTransport/Configuration/decompressionRatioLimit``).
+/// (`AsyncHTTPClientTransport.Configuration.decompressionRatioLimit`).
 struct DecompressionLimit: Sendable, Equatable {
     /// Decoded bytes per encoded byte, at least 1.
     let ratio: Int
