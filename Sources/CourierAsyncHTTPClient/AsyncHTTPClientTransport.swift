@@ -185,7 +185,6 @@ public final class AsyncHTTPClientTransport: Transport {
             failure.unansweredExchange = UnansweredExchange(error, cancelledByCourier: cancelledByCourier)
             throw failure
         }
-        context.recorder?.responseHeadReceived()
         let head = Self.responseHead(
             status: responseHead.status, headers: responseHead.headers, url: url, version: responseHead.version)
         let chunks = BodyChunks(
