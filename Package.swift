@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        // The session and the `Transport` protocol without AsyncHTTPClient, for a program that
+        // brings its own transport (issue 43).
+        .library(name: "CourierCore", targets: ["CourierCore"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         // Transport on Foundation's URLSession (FoundationNetworking on Linux); its own product (issue 19).

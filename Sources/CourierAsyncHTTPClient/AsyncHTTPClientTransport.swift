@@ -152,7 +152,8 @@ public final class AsyncHTTPClientTransport: Transport {
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
                 let client = client(
-                    for: request, hasBodyBytes: body != nil, readIncrementally: context.readsBodyIncrementally)
+                    for: request, hasBodyBytes: !request.body.isEmpty, readIncrementally: context.readsBodyIncrementally
+                )
                 task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: nil)
             } catch {
                 fileBody?.close()
