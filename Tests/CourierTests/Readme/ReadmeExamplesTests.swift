@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The README's library examples, run as written (only the host differs), so the README cannot
 /// drift from the API.

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The HTTPSessionManager's streamed verbs (requests built as the buffered verbs build them),
 /// and the session's interceptor applied to a stream: adapted on every attempt, and a retried

@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("HTTPSessionManager: base URL rules, verbs, multipart, download", .timeLimit(.minutes(3)))
 struct HTTPSessionManagerTests {

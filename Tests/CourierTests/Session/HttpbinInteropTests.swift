@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The core scenarios against real httpbin (PyPI `httpbin` under gunicorn on loopback).
 ///

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The typed verbs against the test server, whose echo endpoints answer in httpbin's shape.
 @Suite("HTTPSessionManager: typed verbs in and out", .timeLimit(.minutes(3)))
