@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 DOCS_TARGETS=${DOCS_TARGETS:-"Courier CourierTesting CourierOpenAPI"}
 # CourierTesting and CourierOpenAPI still link to Courier's symbols as if they were their own
-# (``CourierError`` instead of ``/Courier/CourierError``): 19 warnings on 2026-11-27.
+# (``CourierError`` instead of ``/Courier/CourierError``): 18 warnings on 2026-11-27.
 DOCS_STRICT_TARGETS=${DOCS_STRICT_TARGETS:-"Courier"}
 DOCS_HOSTING_BASE_PATH=${DOCS_HOSTING_BASE_PATH:-courier}
 out=${1:-.build/docs-site}
