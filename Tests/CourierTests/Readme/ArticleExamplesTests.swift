@@ -1,9 +1,8 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Logging
 import Testing
-
-@testable import Courier
 
 /// The examples of the DocC articles Caching, Authentication, Streams and Server-Sent Events and
 /// Observability (Sources/Courier/Courier.docc), run as written against the in-process test
