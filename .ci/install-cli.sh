@@ -16,9 +16,12 @@
 # so it needs no network): it runs `courier --experimental-dump-help`, the command's options and
 # help strings as the parser knows them, the same ones `--help` prints, and writes mdoc. The
 # script checks that every long option `courier --help` lists is in the page. The plugin builds
-# every product of the package first, in release mode unless COURIER_MANUAL_CONFIGURATION=debug
-# (cheaper where a debug build exists, as in CI after `swift build`), and without
-# --static-swift-stdlib: the static build comes after it, so the binary installed is the static one.
+# every product of the package first, without --static-swift-stdlib (the static build comes after
+# it, so the binary installed is the static one): in debug mode when a debug build of courier
+# exists (as in CI after `swift build`: 44-62 s for the whole install), else in release mode,
+# which then costs the release build of the other products and, since 42 modules are compiled
+# with other flags than under --static-swift-stdlib, their second compile (602 s on 2026-11-27
+# after a static build). COURIER_MANUAL_CONFIGURATION=debug|release chooses.
 set -euo pipefail
 if [ $# -ne 1 ] || [ -z "$1" ]; then
   echo "usage: bash .ci/install-cli.sh PREFIX   (e.g. /usr/local or \$HOME/.local)" >&2
@@ -45,7 +48,12 @@ fi
 step "man page: swift package generate-manual (swift-argument-parser's plugin)"
 # The page's date is the last commit's, so that the same source makes the same page.
 page_date=$(git log -1 --format=%cs 2>"$scratch/git.log" || date -u +%F)
-swift package generate-manual --configuration "${COURIER_MANUAL_CONFIGURATION:-release}" --date "$page_date" \
+if [ -z "${COURIER_MANUAL_CONFIGURATION:-}" ]; then
+  COURIER_MANUAL_CONFIGURATION=release
+  [ -x "$(swift build --show-bin-path)/courier" ] && COURIER_MANUAL_CONFIGURATION=debug
+fi
+echo "(in $COURIER_MANUAL_CONFIGURATION mode)"
+swift package generate-manual --configuration "$COURIER_MANUAL_CONFIGURATION" --date "$page_date" \
   >"$scratch/manual.log" 2>&1 || {
   cat "$scratch/manual.log" >&2
   exit 1
