@@ -64,7 +64,7 @@ import Testing
 
         func refresh(_ token: Token) async throws -> Token {
             struct Issued: Decodable, Sendable { var token: String }
-            let issued = try await tokens.post("auth/token?realm=\(realm)", json: ["old": token.value], as: Issued.self)
+            let issued = try await tokens.post("auth/token?realm=\(realm)", .json(["old": token.value]), as: Issued.self)
             return Token(value: issued.value.token, expiry: Date(timeIntervalSinceNow: 3600))
         }
 
@@ -108,14 +108,14 @@ import Testing
         let server = try await TestServer.start()
         let api = HTTPSessionManager(baseURL: server.baseURL)
 
-        let feed = try await api.getStream("ndjson", parameters: ["count": 3])
+        let feed = try await api.get.stream("ndjson", parameters: ["count": 3])
         var items: [String] = []
         for try await item in feed.jsonLines(of: Item.self) {
             items.append("\(item.id) \(item.name)")
         }
         #expect(items == ["1 item 1", "2 item 2", "3 item 3"])
 
-        let events = try await api.getStream("sse", parameters: ["count": 2])
+        let events = try await api.get.stream("sse", parameters: ["count": 2])
         var received: [String] = []
         for try await event in events.serverSentEvents() {
             received.append("\(event.lastEventID) \(event.data)")
