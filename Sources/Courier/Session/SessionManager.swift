@@ -67,8 +67,6 @@ public final class SessionManager: Sendable {
     /// The transport's whole-request deadline in seconds, for tasks whose request sets none;
     /// read once here from its ``TransportCapabilities``.
     let transportDeadlineSeconds: Double?
-    /// The transport stops an exchange without a body through its ``ExchangeCancellation``.
-    let cancelsBodylessExchangesThroughContext: Bool
     /// The task list and the hooks, the manager's only mutable state; see SessionManager+TaskList.swift.
     let state: NIOLockedValueBox<State>
 
@@ -88,9 +86,7 @@ public final class SessionManager: Sendable {
     ) {
         self.configuration = configuration
         self.transport = transport ?? AsyncHTTPClientTransport.shared
-        let capabilities = self.transport.capabilities
-        self.transportDeadlineSeconds = capabilities.defaultTimeout?.seconds
-        self.cancelsBodylessExchangesThroughContext = capabilities.cancelsBodylessExchangesThroughContext
+        self.transportDeadlineSeconds = self.transport.capabilities.defaultTimeout?.seconds
         self.interceptor = interceptor
         self.eventMonitors = eventMonitors
         self.instruments = SessionInstruments(
@@ -188,7 +184,7 @@ public final class SessionManager: Sendable {
             download: .init(options: options, destination: destination, resumeData: resumeData))
     }
 
-    // MARK: Async forms (cancelling the calling Swift task cancels the request)
+    // MARK: Async forms (run on the calling Swift task; cancelling it cancels the request)
 
     /// Sends `request` and returns the response with its body in memory.
     /// - Throws: ``CourierError`` from the transport, redirects, the cap, or cancellation.
@@ -197,9 +193,7 @@ public final class SessionManager: Sendable {
     ) async throws -> SessionResponse {
         let (task, hooks) = makeTaskReadingHooks(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        if runsOnCallersTask(request, hooks: hooks) { return try await task.runOnCallersTask(hooks: hooks) }
-        task.resume()
-        return try await task.response()
+        return try await task.response(hooks: hooks)
     }
 
     /// Sends `request` and runs `serializer` on the response.
@@ -221,7 +215,6 @@ public final class SessionManager: Sendable {
         -> SessionResponse
     {
         let task = uploadTask(with: request, from: data, progress: progress)
-        task.resume()
         return try await task.response()
     }
 
@@ -231,7 +224,6 @@ public final class SessionManager: Sendable {
         -> SessionResponse
     {
         let task = try uploadTask(with: request, fromFile: fileURL, progress: progress)
-        task.resume()
         return try await task.response()
     }
 
@@ -242,7 +234,6 @@ public final class SessionManager: Sendable {
         destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
         let task = downloadTask(with: request, options: options, progress: progress, destination: destination)
-        task.resume()
         return try await task.response()
     }
 
@@ -254,7 +245,6 @@ public final class SessionManager: Sendable {
     ) async throws -> SessionResponse {
         let task = downloadTask(
             withResumeData: resumeData, options: options, progress: progress, destination: destination)
-        task.resume()
         return try await task.response()
     }
 }

@@ -131,9 +131,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// A default deadline from ``Configuration/requestTimeout``; exchanges without a body go
     /// through the delegate API, which registers every exchange's cancel action with its context.
     public var capabilities: TransportCapabilities {
-        TransportCapabilities(
-            defaultTimeout: configuration.requestTimeout.map { .nanoseconds($0.nanoseconds) },
-            cancelsBodylessExchangesThroughContext: true)
+        TransportCapabilities(defaultTimeout: configuration.requestTimeout.map { .nanoseconds($0.nanoseconds) })
     }
 
     /// Sends `request`; see ``Transport/send(_:context:)``.
@@ -182,14 +180,14 @@ public final class AsyncHTTPClientTransport: Transport {
 
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(outgoing, deadline: deadline ?? .distantFuture)
+            response = try await execute(outgoing, deadline: deadline, cancellation: context.cancellation)
         } catch let error as ChannelError where error == .ioOnClosedChannel && request.body.isReplayable {
             // A pooled keep-alive connection was closed under us (the server ended it, or it
             // carried surplus bytes after a response and was dropped) before the request went
             // out: nothing reached the server, so it is sent once more on a fresh connection.
             do {
                 outgoing.body = try Self.body(for: request, method: request.method, uploadProgress: uploadProgress)
-                response = try await client.execute(outgoing, deadline: deadline ?? .distantFuture)
+                response = try await execute(outgoing, deadline: deadline, cancellation: context.cancellation)
             } catch {
                 throw Self.courierError(from: error, url: request.url)
             }
@@ -201,6 +199,7 @@ public final class AsyncHTTPClientTransport: Transport {
         context.recorder?.responseHeadReceived()
         let url = request.url
         let body = response.body
+        let cancellation = context.cancellation
         // AsyncHTTPClient's deadline stops at the head; past it, a body that keeps trickling in
         // would reset the read timeout forever. Each chunk is checked against the deadline
         // (one clock read), and dropping the iterator on the timeout cancels the exchange and
@@ -213,6 +212,10 @@ public final class AsyncHTTPClientTransport: Transport {
                     if let deadline, NIODeadline.now() >= deadline {
                         throw HTTPClientError.deadlineExceeded
                     }
+                    // The async API's body stops only with its reader's Swift task: a cancel
+                    // through the context is seen at the next chunk (a silent body is bounded by
+                    // the read timeout).
+                    if cancellation.isCancelled { throw CancellationError() }
                     return try await iterator.next()
                 } catch {
                     throw Self.courierError(from: error, url: url)
@@ -220,6 +223,22 @@ public final class AsyncHTTPClientTransport: Transport {
             }
         })
         return self.response(head: head, body: chunks)
+    }
+
+    /// Runs the async API's exchange up to its head on a Swift task of its own, which the
+    /// context's cancel action cancels: that API stops an exchange only when its task is
+    /// cancelled, and a session stops a task without cancelling its caller's.
+    private func execute(
+        _ request: HTTPClientRequest, deadline: NIODeadline?, cancellation: ExchangeCancellation
+    ) async throws -> HTTPClientResponse {
+        let client = self.client
+        let exchange = Task { try await client.execute(request, deadline: deadline ?? .distantFuture) }
+        cancellation.onCancel { exchange.cancel() }
+        return try await withTaskCancellationHandler {
+            try await exchange.value
+        } onCancel: {
+            exchange.cancel()
+        }
     }
 
     /// The delegate client for `request`: over TLS, where HTTP/2 may be negotiated, the
