@@ -66,18 +66,22 @@ struct AttemptHistory: Sendable {
 /// what comes next.
 enum AttemptPolicy {
     /// After the transport failed: ask the retrier when one could resend this request, else fail.
-    /// `isStopping` is true when the task was cancelled or ran out of time (nothing is retried then).
-    static func afterFailure(_ error: CourierError, sent: Request, settings: FollowUpSettings, isStopping: Bool)
+    /// `isStopping` is true when the task was cancelled or ran out of time (nothing is retried
+    /// then); read only when a retry is possible at all.
+    static func afterFailure(
+        _ error: CourierError, sent: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool
+    )
         -> NextStep
     {
-        mayRetry(sent, settings: settings, isStopping: isStopping || error.code == .cancelled)
+        mayRetry(sent, settings: settings, isStopping: error.code == .cancelled || isStopping())
             ? .consultRetrier : .fail(error)
     }
 
     /// After a response head: follow a redirect the policy accepts, ask the retrier about an
     /// error status, else deliver.
     static func afterResponse(
-        _ head: ResponseHead, sent: Request, history: AttemptHistory, settings: FollowUpSettings, isStopping: Bool
+        _ head: ResponseHead, sent: Request, history: AttemptHistory, settings: FollowUpSettings,
+        isStopping: @autoclosure () -> Bool
     ) -> NextStep {
         do {
             let decision = try settings.redirectPolicy.decide(
@@ -87,15 +91,19 @@ enum AttemptPolicy {
         } catch {
             return .fail(error as? CourierError ?? CourierError(.transportFailed, "\(error)"))
         }
-        return afterDeclinedRedirect(head, sent: sent, settings: settings, isStopping: isStopping)
+        return afterDeclinedRedirect(head, sent: sent, settings: settings, isStopping: isStopping())
     }
 
     /// A response that is not followed (no redirect, or a hook declined it): ask the retrier
     /// about an error status, else deliver.
-    static func afterDeclinedRedirect(_ head: ResponseHead, sent: Request, settings: FollowUpSettings, isStopping: Bool)
+    static func afterDeclinedRedirect(
+        _ head: ResponseHead, sent: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool
+    )
         -> NextStep
     {
-        if head.statusCode >= 400, mayRetry(sent, settings: settings, isStopping: isStopping) { return .consultRetrier }
+        if head.statusCode >= 400, mayRetry(sent, settings: settings, isStopping: isStopping()) {
+            return .consultRetrier
+        }
         return .deliver
     }
 
@@ -110,8 +118,10 @@ enum AttemptPolicy {
 
     /// A retrier is asked only when it could act: one is installed, the task is not stopping,
     /// and the body can be produced again.
-    private static func mayRetry(_ request: Request, settings: FollowUpSettings, isStopping: Bool) -> Bool {
-        settings.hasRetrier && !isStopping && request.body.isReplayable
+    private static func mayRetry(_ request: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool)
+        -> Bool
+    {
+        settings.hasRetrier && request.body.isReplayable && !isStopping()
     }
 
     /// The request that goes out for an attempt: `Range` and `If-Range` added when it resumes a
