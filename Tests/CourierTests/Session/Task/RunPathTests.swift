@@ -151,6 +151,15 @@ struct RunPathTests {
         #expect(transport.sent.count == 1)
     }
 
+    @Test func theDeadlineEndsAnExchangeWaitingForItsHeadNamingTheStage() async throws {
+        let manager = SessionManager(transport: ScriptedTransport(replies: [.status(200).delayed(by: .seconds(600))]))
+        var request = Request(url: base)
+        request.timeoutInterval = 0.2
+        let error = await expectCode(.timedOut) { try await manager.data(for: request) }
+        #expect(error?.message.contains("waiting for the response") == true, "\(String(describing: error))")
+        #expect(manager.tasks.isEmpty)
+    }
+
     @Test func theDeadlineEndsAHookAsTimedOut() async throws {
         let manager = SessionManager(transport: ScriptedTransport(replies: [.text("body")]))
         manager.hooks.didReceiveResponse = { _, _ in
