@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        // The session and the `Transport` protocol without AsyncHTTPClient, for a program that
+        // brings its own transport (issue 43).
+        .library(name: "CourierCore", targets: ["CourierCore"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         // Transport on Foundation's URLSession (FoundationNetworking on Linux); its own product (issue 19).
@@ -33,22 +36,22 @@ let package = Package(
         // CourierOpenAPI's protocol; the AsyncHTTPClient transport for it is the tests' peer only.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
-        // Documentation only: `swift package generate-documentation --target Courier` builds the DocC catalog.
+        // Documentation only: `swift package generate-documentation --target CourierCore` builds the DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // The session, requests, responses and the `Transport` protocol: everything but a transport
+        // on a particular HTTP client. It does not link AsyncHTTPClient (issue 43).
         .target(
-            name: "Courier",
+            name: "CourierCore",
             dependencies: [
                 "CourierDigest",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                // The trust policy's certificates and the TLS failures a transport reports.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 "CCourierZlib",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -57,6 +60,24 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The default transport, on AsyncHTTPClient; it sees only CourierCore's public API.
+        .target(
+            name: "CourierAsyncHTTPClient",
+            dependencies: [
+                "CourierCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // What users import: CourierCore and CourierAsyncHTTPClient, and the managers' initialisers
+        // whose default transport is `AsyncHTTPClientTransport.shared`.
+        .target(name: "Courier", dependencies: ["CourierCore", "CourierAsyncHTTPClient"]),
         // zlib, which decodes gzip and deflate response bodies (ContentDecoder). AsyncHTTPClient
         // already links it, through swift-nio-extras.
         .systemLibrary(
@@ -112,6 +133,8 @@ let package = Package(
             name: "CourierTests",
             dependencies: [
                 "Courier",
+                "CourierCore",
+                "CourierAsyncHTTPClient",
                 "CourierTesting",
                 "CourierTestServer",
                 "CourierTestSupport",
@@ -200,6 +223,22 @@ let package = Package(
                 "Courier",
                 "CourierURLSession",
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The README's Swift blocks, compiled as written: `.ci/readme-snippets.sh` writes each into
+        // a file of its own here (git-ignored) and builds this target; the placeholders the blocks
+        // leave to the reader (a file to upload, a tracer) are declared in Placeholders.swift.
+        .testTarget(
+            name: "CourierReadmeTests",
+            dependencies: [
+                "Courier",
+                "CourierTesting",
+                "CourierURLSession",
+                "CourierOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // One transport conformance suite, run against every transport (issue 19).

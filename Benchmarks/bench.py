@@ -853,6 +853,42 @@ def workloads(ctx: Context):
         h2_run("h2-gets", "courier-h1", "http/1.1"), h2_run("h2-gets", "ahc-h1", "http/1.1"),
         "— (Courier's own cost per GET over TLS, without HTTP/2)", reported(), missing=no_h2 or missing("h2-gets")))
 
+    # Issue 43: the scale rows. 10,000 GETs held open at once by the test server's /long-poll (it
+    # answers them all when the last arrives), on a pool sized to hold them: one connection each
+    # over HTTP/1.1, streams of one connection over HTTP/2. Scored on memory (open requests per
+    # MiB of resident memory, so that higher is better: 1 / 1.2 = 0.83 means 1.2x the peer's KiB
+    # per request) and, in the -time rows, on how soon all are answered.
+    def held(impl, base, *extra):
+        return lambda: swift_run([b, "held-requests", impl, "--url", base(), "--requests", scaled(10000), *extra],
+                                 lambda report: 1024 / max(0.001, float(report["kib_per_request"])), timeout=600)
+
+    def held_time(impl, base, *extra):
+        return lambda: swift_run([b, "held-requests", impl, "--url", base(), "--requests", scaled(10000), *extra],
+                                 per_second("ops"), timeout=600)
+
+    h2_base = lambda: ctx.h2_url
+    h2_ca = lambda: ("--ca", ctx.h2_cert)
+    for key, title, base, extra, gone in (
+            ("held-requests", "HTTP/1.1, one connection per request (test server /long-poll)", get_base, (),
+             no_server),
+            ("h2-held-requests", "HTTP/2 over TLS, streams of one connection (test server's HTTP/2 mode)", h2_base,
+             None, no_h2)):
+        def args(extra=extra):
+            return extra if extra is not None else h2_ca()
+        rows.append(Workload(
+            key, f"Scale: 10,000 GETs held open at once, {title}: resident memory per open request",
+            "raw AsyncHTTPClient", "req/MiB",
+            lambda key=key, base=base, args=args: held("courier", base, *args())(),
+            lambda key=key, base=base, args=args: held("ahc", base, *args())(),
+            "≥ 0.83 (at most 1.2× AsyncHTTPClient's memory per open request, issue 43)",
+            absolute_or_ratio(minimum_ratio=0.83), missing=gone or missing("held-requests")))
+        rows.append(Workload(
+            key + "-time", f"Scale: the same 10,000 held GETs ({title}): time until all are answered",
+            "raw AsyncHTTPClient", "ops/s",
+            lambda base=base, args=args: held_time("courier", base, *args())(),
+            lambda base=base, args=args: held_time("ahc", base, *args())(),
+            "— (reported beside the memory row)", reported(), missing=gone or missing("held-requests")))
+
     # Issue 5: the CLI, as whole processes, timed by the wall clock (start-up included).
     def offline(tool):
         def go():
@@ -1189,6 +1225,8 @@ def fmt_allocs(value):
 def fmt(value, unit):
     if unit == "GB/s":
         return f"{value:.2f} GB/s"
+    if unit == "req/MiB":
+        return f"{value:,.1f} req/MiB"
     return f"{value:,.0f}/s"
 
 
@@ -1257,7 +1295,7 @@ def main():
                                                  "stream")
                                        for w in rows)
         needs_server = needs_server or any(w.key.startswith(("cached-gets", "download", "cli-download", "upload",
-                                                             "small-gets", "stream-"))
+                                                             "small-gets", "stream-", "held-requests"))
                                            for w in rows)
         if needs_big:
             made = time.monotonic()

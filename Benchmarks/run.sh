@@ -109,7 +109,7 @@ read -r plan_seconds dependency_seconds courier_seconds < <(awk -v prev="$venv_d
     {
         gap = $1 - prev; prev = $1
         line = $0; sub(/^[^ ]+ /, "", line)
-        if (line ~ /\] (Compiling|Linking|Emitting module) (Courier|CourierTestServer|CourierCLI|CourierBench|courier-bench|courier)( |$)/) ours += gap
+        if (line ~ /\] (Compiling|Linking|Emitting module) (Courier|CourierCore|CourierAsyncHTTPClient|CourierTestServer|CourierCLI|CourierBench|courier-bench|courier)( |$)/) ours += gap
         else if (line ~ /^\[[0-9]+\/[0-9]+\] / && line !~ /Planning build/) deps += gap
         else plan += gap
     }

@@ -1,5 +1,6 @@
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Test func methodToken() { #expect(HTTPMethod("GET") != nil); #expect(HTTPMethod("G T") == nil) }

@@ -46,6 +46,11 @@ enum Registry {
             "transport": { try await CourierSession.smallGets(options: $0, throughSession: false) },
             "courier-urlsession": { try await URLSessionRows.smallGets(options: $0) },
         ],
+        "held-requests": [
+            "courier": { try await HeldRequests.courier(options: $0) },
+            "transport": { try await HeldRequests.courier(options: $0, throughSession: false) },
+            "ahc": { try await HeldRequests.asyncHTTPClient(options: $0) },
+        ],
         "h2-posts": [
             "courier": { try await HTTP2Requests.courier(options: $0, kind: .posts) },
             "ahc-h2": { try await HTTP2Requests.raw(options: $0, kind: .posts, http1Only: false) },

@@ -217,6 +217,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 scheduled = nil
                 start(next, request: request, context: context)
             }
+        case .awaiting(let release, let next):
+            // `start` checks that the channel is still open when the release comes.
+            release(context.eventLoop).assumeIsolated().whenComplete { [self] _ in
+                start(next, request: request, context: context)
+            }
         case .stall(let cap):
             state = .stalled
             scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: cap) { [self] in

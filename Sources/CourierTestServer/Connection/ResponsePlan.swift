@@ -51,6 +51,9 @@ indirect enum ResponsePlan {
     case raw(ByteBuffer, then: ConnectionEnding)
     /// The plan, after a pause.
     case delayed(TimeAmount, ResponsePlan)
+    /// The plan, once the future that `release` makes on the connection's event loop completes
+    /// (a long poll: see `/long-poll`).
+    case awaiting(_ release: (any EventLoop) -> EventLoopFuture<Void>, ResponsePlan)
     /// Never answer; keep reading and discarding until the peer or the server closes, or until
     /// `closeAfter` has passed (a cap, so a client bug cannot hold a test run forever).
     case stall(closeAfter: TimeAmount)

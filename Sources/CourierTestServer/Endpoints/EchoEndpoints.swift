@@ -34,6 +34,20 @@ enum EchoEndpoints {
         return buffered(request) { body in .delayed(pause, .json(document(request, body: body, includeMethod: false))) }
     }
 
+    /// `/long-poll?count=N&max_ms=M&id=G`: held until `count` (default 1) requests of group `id`
+    /// (default "default") are held at once, or `max_ms` (default 10,000, at most 60,000) after
+    /// the group's first; then each gets `{"held": N}`. Many open requests at once, with no
+    /// timer per request: the scale benchmark's long poll.
+    static func longPoll(_ request: ServerRequest) -> any RequestBodyConsumer {
+        let count = max(1, request.queryInt("count") ?? 1)
+        let cap = TimeAmount.milliseconds(Int64(min(max(0, request.queryInt("max_ms") ?? 10_000), 60_000)))
+        let (server, id) = (request.server, request.queryValue("id") ?? "default")
+        return DiscardingBody(
+            .awaiting(
+                { server.holdLongPoll(id: id, count: count, cap: cap, on: $0) },
+                .json(["held": .int(Int64(count))])))
+    }
+
     static func headers(_ request: ServerRequest) -> any RequestBodyConsumer {
         DiscardingBody(.json(["headers": request.headersJSON]))
     }

@@ -198,6 +198,11 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
                 scheduled = nil
                 respond(next, context: context)
             }
+        case .awaiting(let release, let next):
+            // `respond` checks that the stream is still open when the release comes.
+            release(context.eventLoop).assumeIsolated().whenComplete { [self] _ in
+                respond(next, context: context)
+            }
         case .stall(let cap):
             scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: cap) { [self] in
                 scheduled = nil

@@ -19,6 +19,7 @@ struct Router: Sendable {
         case ("user-agent", 1): return EchoEndpoints.userAgent(request)
         case ("uuid", 1): return EchoEndpoints.uuid(request)
         case ("delay", 2): return EchoEndpoints.delay(request, seconds: second ?? "")
+        case ("long-poll", 1): return EchoEndpoints.longPoll(request)
         case ("status", 2): return RedirectEndpoints.status(request, codes: second ?? "")
         case ("redirect-to", 1): return RedirectEndpoints.redirectTo(request)
         case ("redirect", 2), ("relative-redirect", 2), ("absolute-redirect", 2):

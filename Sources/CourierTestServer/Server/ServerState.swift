@@ -9,6 +9,7 @@ final class ServerState: Sendable {
         var stats = TestServerStats()
         var flakyAttempts: [String: Int] = [:]
         var releasedHolds: Set<String> = []
+        var longPolls: [String: LongPollGroup] = [:]
         var openChannels: [ObjectIdentifier: any Channel] = [:]
         var statusGenerator = SplitMix64(seed: 0x5EED)
         var isShuttingDown = false
@@ -90,6 +91,47 @@ final class ServerState: Sendable {
         guarded.withLockedValue { $0.releasedHolds.contains(id) }
     }
 
+    /// Holds one request of the long-poll group `id` (`/long-poll`): the future completes when
+    /// `count` requests of the group are held, or `cap` after the group's first one, whichever
+    /// comes first; the group then starts again empty.
+    func holdLongPoll(id: String, count: Int, cap: TimeAmount, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        let (released, startsGroup, generation) = guarded.withLockedValue {
+            state -> ([EventLoopPromise<Void>], Bool, Int) in
+            var group = state.longPolls[id] ?? LongPollGroup()
+            let startsGroup = group.waiting.isEmpty
+            group.waiting.append(promise)
+            state.stats.longPollsHeldPeak = max(state.stats.longPollsHeldPeak, group.waiting.count)
+            if group.waiting.count >= count {
+                let released = group.waiting
+                group.waiting = []
+                group.generation += 1
+                state.longPolls[id] = group
+                return (released, false, group.generation)
+            }
+            state.longPolls[id] = group
+            return ([], startsGroup, group.generation)
+        }
+        for waiting in released { waiting.succeed() }
+        if startsGroup {
+            eventLoop.scheduleTask(in: cap) { [self] in releaseLongPolls(id: id, generation: generation) }
+        }
+        return promise.futureResult
+    }
+
+    /// The cap of a long-poll group ran out: answers what it holds, unless that batch is gone.
+    private func releaseLongPolls(id: String, generation: Int) {
+        let released = guarded.withLockedValue { state -> [EventLoopPromise<Void>] in
+            guard var group = state.longPolls[id], group.generation == generation else { return [] }
+            let released = group.waiting
+            group.waiting = []
+            group.generation += 1
+            state.longPolls[id] = group
+            return released
+        }
+        for waiting in released { waiting.succeed() }
+    }
+
     /// Draws from the server's own generator, used when `/status` has no `seed`.
     func nextStatusRandom() -> UInt64 {
         guarded.withLockedValue { $0.statusGenerator.next() }
@@ -107,4 +149,11 @@ final class ServerState: Sendable {
             return Array(state.openChannels.values)
         }
     }
+}
+
+/// The requests of one `/long-poll` group waiting to be answered together; `generation` tells a
+/// cap timer of an earlier batch from the current one.
+private struct LongPollGroup {
+    var waiting: [EventLoopPromise<Void>] = []
+    var generation = 0
 }

@@ -83,7 +83,7 @@ public final class TestServer: Sendable {
         let router = Router()
         let group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelOption(ChannelOptions.backlog, value: 4096)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)

@@ -64,6 +64,9 @@ public struct TestServerStats: Sendable {
     /// The last ``recentHeadLimit`` request heads, oldest first (a redirect chain, a retry series).
     package var recentRequestHeads: [RecordedRequestHead] = []
 
+    /// The most `/long-poll` requests of one group held at once.
+    public var longPollsHeldPeak = 0
+
     /// How many heads ``recentRequestHeads`` keeps.
     package static let recentHeadLimit = 100
 

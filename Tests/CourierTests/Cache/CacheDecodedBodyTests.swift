@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// What the cache hands on says whether the body was decoded from its coding, so that a download
 /// through a cached manager is never resumed over decoded bytes.

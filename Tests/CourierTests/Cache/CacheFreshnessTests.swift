@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// RFC 9111 §4.2 arithmetic with exact numbers: the RFC's example date as the origin of time.
 @Suite("HTTP cache: freshness lifetime and age (RFC 9111 §4.2)")

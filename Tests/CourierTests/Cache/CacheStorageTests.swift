@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// What may be stored (RFC 9111 §3), Vary matching (§4.1), the in-memory LRU and the disk
 /// file format, without a network.

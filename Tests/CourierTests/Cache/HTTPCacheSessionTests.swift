@@ -1,10 +1,11 @@
+import Courier
 import CourierTestServer
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The cache in a session against the test server's `/cache/resource`, whose counters say
 /// whether a request reached the server.

@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// RFC 6265 §5.1.1 dates: the three formats servers send, two-digit years, and every reason to
 /// reject a date.

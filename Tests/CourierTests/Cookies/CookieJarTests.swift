@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A clock the test moves by hand, so expiry is tested without waiting.
 final class ManualClock: Sendable {

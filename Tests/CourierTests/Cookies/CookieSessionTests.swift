@@ -1,10 +1,11 @@
+import Courier
 import CourierTestServer
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Cookie handling through ``SessionManager``: against the in-process test server, and against a
 /// scripted transport for redirects between hosts (which loopback alone cannot name).

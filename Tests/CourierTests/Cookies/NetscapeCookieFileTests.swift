@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// cookies.txt (curl's `-b`/`-c` format): reading, writing, round trips, malformed lines.
 @Suite struct NetscapeCookieFileTests {

@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// `Set-Cookie` parsing (RFC 6265 §5.2) and the storage rules that need the request URL (§5.3).
 @Suite struct SetCookieParsingTests {

@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// `CourierError` keeps its fields in a shared box (copy on write); these check that it still
 /// behaves as a plain value.

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -5,7 +6,8 @@ import NIOFoundationCompat
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// Courier against Debian's nginx (nginx-light), started by `.ci/nginx.sh`: HTTP/2 over TLS with
 /// connections retired every 50 streams and `/echo` answered before the body is read, and

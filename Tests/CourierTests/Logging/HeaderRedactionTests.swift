@@ -1,10 +1,11 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Logging
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Records every log line so tests can look at what would have been printed.
 final class RecordingLogHandler: LogHandler, @unchecked Sendable {

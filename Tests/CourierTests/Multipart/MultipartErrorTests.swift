@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Every error the multipart layer reports, each asserting its code.
 @Suite struct MultipartErrorTests {

@@ -1,10 +1,11 @@
+import Courier
 import CourierDigest
 import Foundation
 import MultipartKit
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Multipart forms under hostile input and size: the cases the multipart suite's random forms
 /// leave out (NUL and every Unicode plane in names, 100,000 parts in one form).

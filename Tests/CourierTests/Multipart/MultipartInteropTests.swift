@@ -1,9 +1,10 @@
+import Courier
 import CourierTestSupport
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Courier's bodies parsed by four Python parsers (python-multipart, multipart,
 /// streaming-form-data, Werkzeug) through `Tests/interop/multipart_parsers.py`.

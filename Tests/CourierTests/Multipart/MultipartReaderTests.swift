@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The pull reader, the chunk sequence and the segment description agree on every byte.
 @Suite struct MultipartReaderTests {

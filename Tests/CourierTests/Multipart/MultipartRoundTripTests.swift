@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import MultipartKit
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Random forms parsed back by vapor/multipart-kit, an independent parser.
 @Suite struct MultipartRoundTripTests {

@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// `HTTPRequestSerializer.multipartFormRequest`: parameters become parts, headers are exact.
 @Suite struct MultipartSerializerTests {

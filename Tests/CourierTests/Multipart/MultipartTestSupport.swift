@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import NIOCore
 
-@testable import Courier
+@testable import CourierCore
 
 /// A directory under the system temporary directory, removed when the value goes away.
 final class TemporaryDirectory {

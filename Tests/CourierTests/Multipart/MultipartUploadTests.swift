@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A form sent over loopback to the test server's httpbin-style `/post`, which parses it.
 @Suite(.timeLimit(.minutes(3))) struct MultipartUploadTests {

@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Exact byte layouts: AFNetworking's (DESIGN.md) and Alamofire's encoding vectors, with
 /// Courier's boundary and MIME table.

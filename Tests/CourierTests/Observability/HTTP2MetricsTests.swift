@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Metrics over HTTP/2: the version, and streams of one connection counted as reuse.
 @Suite(.timeLimit(.minutes(3)))

@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Hostile-input properties of query-string encoding: random trees whose keys and values are full
 /// of CR, LF, NUL, `&`, `=`, `%`, brackets and every Unicode plane, decoded by an independent

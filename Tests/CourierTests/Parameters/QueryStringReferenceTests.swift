@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A deliberately plain query-string encoder written from AFNetworking's rules, with no
 /// buffers, no shared order stack and no prefix words: keys sorted by comparing UTF-16 code

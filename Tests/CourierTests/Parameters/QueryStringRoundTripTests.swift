@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
 struct SeededGenerator: RandomNumberGenerator {

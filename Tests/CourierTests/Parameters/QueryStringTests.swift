@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite struct PercentEscapingTests {
     @Test func reservedCharactersAreEscapedExceptSlashAndQuestionMark() {

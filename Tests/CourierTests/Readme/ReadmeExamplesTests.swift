@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The README's library examples, run as written (only the host differs), so the README cannot
 /// drift from the API.
@@ -91,13 +92,13 @@ import Testing
         #expect(found.value.args == ["page": "2", "q": "swift"])
 
         let ann = User(name: "Ann", age: 30)
-        let created = try await manager.post("post", json: ann, as: Echo.self)
+        let created = try await manager.post("post", .json(ann), as: Echo.self)
         #expect(created.value.json?.name == "Ann")
         #expect(created.request.value(forHTTPHeaderField: "Content-Type") == "application/json")
-        let signedUp = try await manager.post("post", form: ann, as: Echo.self)
+        let signedUp = try await manager.post("post", .form(ann), as: Echo.self)
         #expect(signedUp.value.form == ["age": "30", "name": "Ann"])
         let decoder = JSONDecoder()
-        let updated = try await manager.put("put", json: ann, as: Echo.self, decoder: decoder)
+        let updated = try await manager.put("put", .json(ann), as: Echo.self, decoder: decoder)
         #expect(updated.value.json == ann)
 
         var caught: CourierError?
@@ -113,9 +114,8 @@ import Testing
         try Data(repeating: 7, count: 100_000).write(to: photo)
         let sent = ProgressLog()
         let upload = try await manager.post(
-            "post", parameters: ["a": "b"], as: Echo.self,
-            constructingBody: { form in try form.append(fileURL: photo, name: "photo") },
-            uploadProgress: { progress in sent.record(progress.completedUnitCount) })
+            "post", .multipart(parameters: ["a": "b"]) { form in try form.append(fileURL: photo, name: "photo") },
+            as: Echo.self, uploadProgress: { progress in sent.record(progress.completedUnitCount) })
         #expect(upload.value.form == ["a": "b"])
         #expect(upload.response.statusCode == 200)
         #expect(sent.last == upload.request.body.contentLength)
@@ -154,11 +154,11 @@ import Testing
 
     func send(with manager: HTTPSessionManager) async throws -> DataResponse<ReadmeExamplesTests.Echo> {
         try await manager.post(
-            "post", parameters: ["a": "b"], as: ReadmeExamplesTests.Echo.self,
-            constructingBody: { form in
+            "post",
+            .multipart(parameters: ["a": "b"]) { form in
                 form.append(self.note, name: "note")
                 self.sends += 1
-            })
+            }, as: ReadmeExamplesTests.Echo.self)
     }
 }
 

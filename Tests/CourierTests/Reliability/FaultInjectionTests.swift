@@ -1,10 +1,11 @@
+import Courier
 import CourierDigest
 import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Runs `body` with a test server and a session manager on a transport configured by `transport`.
 @discardableResult

@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Load held by one manager: many concurrent requests, no leaked descriptors, bounded memory.
 // Two minutes rather than the usual one: the same load takes ~30 s under ThreadSanitizer.

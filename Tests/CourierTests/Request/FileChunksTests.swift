@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The file reader behind streamed (TLS, throttled) uploads: exact bytes, reused buffers, a
 /// file closed however the read ends.

@@ -1,8 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// Bad input from callers that the other suites cover only in passing: method tokens, header
 /// names and URL schemes. Each is a typed error quoting the input, before anything is sent.

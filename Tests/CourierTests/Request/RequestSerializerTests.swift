@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

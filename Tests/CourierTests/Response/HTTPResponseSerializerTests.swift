@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite struct HTTPResponseSerializerTests {
     let body = Data("<html></html>")

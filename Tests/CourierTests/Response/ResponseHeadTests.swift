@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite struct ResponseHeadTests {
     private func head(contentLength: String?) -> ResponseHead {

@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The serializers on real exchanges: SessionManager against the in-process test server.
 @Suite(.timeLimit(.minutes(3))) struct ResponseSerializerSessionTests {

@@ -1,7 +1,9 @@
+import Courier
 import Foundation
 import HTTPTypes
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// Builds the request/response pairs the serializer tests feed in.
 enum ResponseFixture {

@@ -1,8 +1,10 @@
+import Courier
 import Foundation
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 @Suite struct ServerTrustPolicyConfigurationTests {
     @Test func defaultVerifiesChainAndHostAgainstSystemRoots() throws {

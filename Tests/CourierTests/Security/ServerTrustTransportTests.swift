@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The trust policy applied through the transport's own configuration, against the team's test server over TLS.
 @Suite(.timeLimit(.minutes(3))) struct ServerTrustTransportTests {

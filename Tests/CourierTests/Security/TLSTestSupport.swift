@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Courier
 import CourierTestSupport
 import Foundation
 import NIOCore
@@ -6,7 +7,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-@testable import Courier
+@testable import CourierCore
 
 /// Certificates made for the TLS tests by running `openssl` into a temporary directory.
 struct TestCertificates: Sendable {

@@ -1,9 +1,11 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// TLS 1.0 and 1.1 are refused unless asked for (RFC 8996), as curl and httpie refuse them;
 /// swift-nio-ssl's client default would accept 1.0.

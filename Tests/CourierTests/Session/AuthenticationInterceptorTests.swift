@@ -1,10 +1,11 @@
+import Courier
 import CourierTestServer
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A bearer token; the tests say up front whether it counts as expired.
 struct BearerToken: AuthenticationCredential {

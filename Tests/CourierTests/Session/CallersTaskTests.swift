@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// `data(for:)` runs a plain GET on the caller's own Swift task. A cancel that comes from
 /// elsewhere (a task handle, `shutdown()`, the deadline) must still stop it, without leaving the

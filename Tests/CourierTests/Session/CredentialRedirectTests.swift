@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Credentials on a real redirect chain: two test servers on different loopback ports are two
 /// origins, so what the first one was sent must not reach the second.

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import HTTPTypes
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// `SessionTask.currentRequest` is the request as it last went out: the original one until an
 /// adapter, a redirect or resume headers change it. (The task stores a new value only when one

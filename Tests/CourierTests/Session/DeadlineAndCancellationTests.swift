@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Every wait of a task is bounded: the request deadline covers the body, a paused task and a
 /// download; cancels from progress callbacks end the task; a cancel after the last byte is too

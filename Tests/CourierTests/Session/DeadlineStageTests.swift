@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import CourierTestSupport
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The request deadline is one clock from the first byte to the last: it covers connecting and
 /// the TLS handshake, not only the exchange, and its error says where the request stood.

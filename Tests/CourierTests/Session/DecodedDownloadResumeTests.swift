@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A download whose body the transport decoded from a content coding keeps nothing for a
 /// resume: the bytes on disk are decoded, and a `Range` would count the coded ones.

@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// HTTP Digest authentication: MD5's own vectors, RFC 7616's worked example, the challenge
 /// grammar, and the interceptor's decisions. (Against real httpbin: HttpbinInteropTests.)

@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("Download tasks: destinations, atomic moves, resume data, cancellation", .timeLimit(.minutes(3)))
 struct DownloadTaskTests {

@@ -1,6 +1,7 @@
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Expects `body` to throw a ``CourierError`` with `code`.
 func expectCode<R>(

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The HTTPSessionManager's streamed verbs (requests built as the buffered verbs build them),
 /// and the session's interceptor applied to a stream: adapted on every attempt, and a retried
@@ -29,13 +30,13 @@ struct HTTPSessionManagerStreamTests {
         }
     }
 
-    @Test("getStream: parameters in the query, serializer headers, lines as they come")
+    @Test("get.stream: parameters in the query, serializer headers, lines as they come")
     func getStream() async throws {
         try await Self.withManager { server, manager in
             var serializer = HTTPRequestSerializer()
             serializer.setValue("stream-test", forHTTPHeaderField: "X-Client")
             manager.requestSerializer = serializer
-            let response = try await manager.getStream("ndjson", parameters: ["count": 3])
+            let response = try await manager.get.stream("ndjson", parameters: ["count": 3])
             #expect(response.head.statusCode == 200)
             #expect(response.request.url.query == "count=3")
             var lines: [String] = []
@@ -45,11 +46,11 @@ struct HTTPSessionManagerStreamTests {
         }
     }
 
-    @Test("postStream(json:): the body as JSON, events back; parameters in a POST body")
+    @Test("post.stream(.json): the body as JSON, events back; parameters in a POST body")
     func postStream() async throws {
         struct Prompt: Encodable { let prompt: String }
         try await Self.withManager { server, manager in
-            let response = try await manager.postStream("sse?count=2&event=delta", json: Prompt(prompt: "hi"))
+            let response = try await manager.post.stream("sse?count=2&event=delta", .json(Prompt(prompt: "hi")))
             var events: [ServerSentEvent] = []
             for try await event in response.serverSentEvents() { events.append(event) }
             #expect(events.map(\.type) == ["delta", "delta"])
@@ -59,7 +60,7 @@ struct HTTPSessionManagerStreamTests {
             #expect(head.value("Content-Type") == "application/json")
             #expect(head.value("Content-Length") == String(#"{"prompt":"hi"}"#.utf8.count))
 
-            let form = try await manager.postStream("ndjson?count=1", parameters: ["a": "b"])
+            let form = try await manager.post.stream("ndjson?count=1", parameters: ["a": "b"])
             for try await _ in form.body {}
             #expect(
                 server.stats.lastRequestHead?.value("Content-Type")?.hasPrefix("application/x-www-form-urlencoded")
@@ -70,7 +71,7 @@ struct HTTPSessionManagerStreamTests {
     @Test("a status outside 200-299 throws with the head unless the caller accepts any")
     func statusChecked() async throws {
         try await Self.withManager { _, manager in
-            let error = await #expect(throws: CourierError.self) { _ = try await manager.getStream("status/418") }
+            let error = await #expect(throws: CourierError.self) { _ = try await manager.get.stream("status/418") }
             #expect(error?.code == .unacceptableStatusCode)
             #expect(error?.response?.statusCode == 418)
             let any = try await manager.stream(.get, "status/418", acceptableStatusCodes: nil)
@@ -121,7 +122,7 @@ struct HTTPSessionManagerStreamTests {
     func interceptorAppliesToStreams() async throws {
         let interceptor = CountingInterceptor()
         try await Self.withManager(interceptor: interceptor) { server, manager in
-            let response = try await manager.getStream("fault/flaky", parameters: ["id": "stream", "failures": 1])
+            let response = try await manager.get.stream("fault/flaky", parameters: ["id": "stream", "failures": 1])
             #expect(response.head.statusCode == 200)
             var body = Data()
             for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }

@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("HTTPSessionManager: base URL rules, verbs, multipart, download", .timeLimit(.minutes(3)))
 struct HTTPSessionManagerTests {
@@ -28,7 +29,7 @@ struct HTTPSessionManagerTests {
         serializer.setValue("default", forHTTPHeaderField: "X-Key")
         serializer.setValue("kept", forHTTPHeaderField: "X-Other")
         manager.requestSerializer = serializer
-        let request = try manager.request(.get, "get", parameters: ["q": "swift"], headers: ["x-key": "call"])
+        let request = try manager.request(.get, "get", .parameters(["q": "swift"]), headers: ["x-key": "call"])
         #expect(request.value(forHTTPHeaderField: "X-Key") == "call")
         #expect(request.value(forHTTPHeaderField: "X-Other") == "kept")
         #expect(request.url.absoluteString == "http://127.0.0.1/get?q=swift")
@@ -84,12 +85,12 @@ struct HTTPSessionManagerTests {
     @Test func completionHandlerFormsDeliverOnce() async throws {
         try await withManager { _, manager, _ in
             let result = await withCheckedContinuation { continuation in
-                manager.get("get", parameters: ["x": "1"]) { continuation.resume(returning: $0) }
+                manager.get("get", parameters: ["x": "1"], completion: { continuation.resume(returning: $0) })
             }
             let response = try result.get()
             #expect(response.response.statusCode == 200)
             let failed = await withCheckedContinuation { continuation in
-                _ = manager.get("get", headers: ["X-Bad": "\n"]) { continuation.resume(returning: $0) }
+                _ = manager.get("get", headers: ["X-Bad": "\n"], completion: { continuation.resume(returning: $0) })
             }
             #expect((try? failed.get()) == nil)
         }
@@ -101,8 +102,8 @@ struct HTTPSessionManagerTests {
             let file = try temporaryFile(payload, in: directory, name: "photo.jpg")
             let progress = Recorder<TransferProgress>()
             let response = try await manager.post(
-                "upload", parameters: ["greeting": "hello"],
-                constructingBody: { form in try form.append(fileURL: file, name: "photo") },
+                "upload",
+                .multipart(parameters: ["greeting": "hello"]) { form in try form.append(fileURL: file, name: "photo") },
                 uploadProgress: { progress.append($0) })
             let sink = try object(response)
             #expect(sink["part_count"] == .int(2))

@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The core scenarios against real httpbin (PyPI `httpbin` under gunicorn on loopback).
 ///
@@ -70,7 +71,7 @@ struct HttpbinInteropTests {
     func redirectResendsTheBody(status: Int) async throws {
         try await withHttpbin { manager in
             let payload = patternData(count: 100_000)
-            var request = try manager.request(.post, "redirect-to", parameters: nil)
+            var request = try manager.request(.post, "redirect-to")
             request.url = try manager.url(for: "redirect-to?url=/post&status_code=\(status)")
             request.body = .data(Data(payload.base64EncodedString().utf8))
             try request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
@@ -83,8 +84,8 @@ struct HttpbinInteropTests {
     @Test func multipartAndDownload() async throws {
         try await withHttpbin { manager in
             let response = try await manager.post(
-                "post", parameters: ["field": "value"],
-                constructingBody: { form in
+                "post",
+                .multipart(parameters: ["field": "value"]) { form in
                     form.append(Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain")
                 })
             let value = try #require(response.value as? JSONValue)

@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A manager is an ordinary value: made per request and dropped without `shutdown()`, it
 /// neither traps (AsyncHTTPClient asserts, in debug builds, that a client is shut down before

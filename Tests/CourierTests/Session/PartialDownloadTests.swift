@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Downloads that stream into `destination.part` with their validators in
 /// `.destination.part.courier-resume`, and continue from what a dead process left there.

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 enum BodyKind: String, CaseIterable, Sendable {
     case bytes, file, multipart

@@ -1,9 +1,10 @@
+import Courier
 import CourierTesting
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The session over a custom transport, with no network: the protocol is the whole boundary, so
 /// a ScriptedTransport gets the deadline, cancellation, progress and errors the default one does.

@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("Session core without a network: retry policy, progress, resume data")
 struct SessionCoreTests {

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite(
     "SessionManager against the in-process test server: task kinds, progress, caps, cancellation",

@@ -1,10 +1,11 @@
+import Courier
 import CourierDigest
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
 func withTemporaryDirectory<R>(named prefix: String, _ body: (URL) async throws -> R) async throws -> R {

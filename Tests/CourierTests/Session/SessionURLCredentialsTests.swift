@@ -1,8 +1,9 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Credentials in a URL reach the server as Basic authorization however the request was made:
 /// by a serializer, by hand through `data(for:)`, or as a stream (issue 43: a hand-made request

@@ -1,3 +1,4 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
@@ -5,7 +6,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A slow consumer holds the server back: while nobody reads a streamed body, the server's
 /// writes stop (TCP flow control), so what is in flight is bounded by socket buffers, not by the

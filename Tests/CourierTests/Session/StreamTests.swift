@@ -1,3 +1,4 @@
+import Courier
 import CourierDigest
 import CourierTestServer
 import Foundation
@@ -5,7 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The process's resident memory now, from /proc (Linux); nil elsewhere.
 func residentBytes() -> Int? {

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The typed verbs against the test server, whose echo endpoints answer in httpbin's shape.
 @Suite("HTTPSessionManager: typed verbs in and out", .timeLimit(.minutes(3)))
@@ -99,17 +100,17 @@ struct TypedVerbsTests {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let expected = try encoder.encode(person)
 
-            let response = try await manager.post("post", json: person, as: Echo<Person>.self, encoder: encoder)
+            let response = try await manager.post("post", .json(person, encoder: encoder), as: Echo<Person>.self)
             #expect(response.value.json == person)
             #expect(response.value.data == String(decoding: expected, as: UTF8.self))
             #expect(response.value.headers["Content-Type"] == "application/json")
             #expect(response.value.headers["Content-Length"] == String(expected.count))
             #expect(response.request.body.contentLength == Int64(expected.count))
 
-            let put = try await manager.put("anything", json: person, as: Echo<Person>.self)
+            let put = try await manager.put("anything", .json(person), as: Echo<Person>.self)
             #expect(put.value.method == "PUT")
             #expect(put.value.json == person)
-            let patch = try await manager.patch("anything", json: ["op": "rename"], as: Echo<[String: String]>.self)
+            let patch = try await manager.patch("anything", .json(["op": "rename"]), as: Echo<[String: String]>.self)
             #expect(patch.value.method == "PATCH")
             #expect(patch.value.json == ["op": "rename"])
         }
@@ -118,7 +119,8 @@ struct TypedVerbsTests {
     @Test func perCallContentTypeWinsOverTheBodysOwn() async throws {
         try await withManager { manager in
             let response = try await manager.post(
-                "post", json: ["a": 1], as: Echo<NoBody>.self, headers: ["content-type": "application/merge-patch+json"]
+                "post", .json(["a": 1]), as: Echo<NoBody>.self,
+                headers: ["content-type": "application/merge-patch+json"]
             )
             #expect(response.value.headers["Content-Type"] == "application/merge-patch+json")
             #expect(response.value.data == #"{"a":1}"#)
@@ -140,17 +142,17 @@ struct TypedVerbsTests {
             let encoder = URLEncodedFormEncoder()
             let text = try encoder.encode(signup)
 
-            let response = try await manager.post("post", form: signup, as: Echo<NoBody>.self, encoder: encoder)
+            let response = try await manager.post("post", .form(signup, encoder: encoder), as: Echo<NoBody>.self)
             #expect(response.value.headers["Content-Type"] == "application/x-www-form-urlencoded")
             #expect(response.value.form == Self.multiDictionary(text))
             #expect(response.value.form?["address[city]"] == .one("Oslo"))
             #expect(response.value.form?["tags[]"] == .many(["x", "y=z"]))
             #expect(response.request.body.bufferedBytes.map { String(buffer: $0) } == text)
 
-            let untyped = try await manager.put("put", form: signup)
+            let untyped = try await manager.put("put", .form(signup))
             let json = try #require(untyped.value as? JSONValue)
             #expect(json["form"]?["name"] == "Ann Lee & co")
-            let patch = try await manager.patch("anything", form: ["k": "v"], as: Echo<NoBody>.self)
+            let patch = try await manager.patch("anything", .form(["k": "v"]), as: Echo<NoBody>.self)
             #expect(patch.value.method == "PATCH")
             #expect(patch.value.form == ["k": .one("v")])
         }
@@ -184,27 +186,29 @@ struct TypedVerbsTests {
                     "put json",
                     { up, down in
                         _ = try await manager.put(
-                            "anything", json: person, as: Echo<Person>.self, uploadProgress: up, downloadProgress: down)
+                            "anything", .json(person), as: Echo<Person>.self, uploadProgress: up, downloadProgress: down
+                        )
                     }
                 ),
                 (
                     "patch json",
                     { up, down in
                         _ = try await manager.patch(
-                            "anything", json: person, as: Echo<Person>.self, uploadProgress: up, downloadProgress: down)
+                            "anything", .json(person), as: Echo<Person>.self, uploadProgress: up, downloadProgress: down
+                        )
                     }
                 ),
                 (
                     "put json untyped",
                     { up, down in
-                        _ = try await manager.put("anything", json: person, uploadProgress: up, downloadProgress: down)
+                        _ = try await manager.put("anything", .json(person), uploadProgress: up, downloadProgress: down)
                     }
                 ),
                 (
                     "patch form",
                     { up, down in
                         _ = try await manager.patch(
-                            "anything", form: ["k": "v"], as: Echo<NoBody>.self, uploadProgress: up,
+                            "anything", .form(["k": "v"]), as: Echo<NoBody>.self, uploadProgress: up,
                             downloadProgress: down)
                     }
                 ),
@@ -255,7 +259,7 @@ struct TypedVerbsTests {
             #expect(try JSONDecoder().decode(Echo<NoBody>.self, from: data).headers["Host"] != nil)
 
             let status = await expectCode(.unacceptableStatusCode) {
-                try await manager.post("status/418", json: ["a": 1], as: Empty.self)
+                try await manager.post("status/418", .json(["a": 1]), as: Empty.self)
             }
             #expect(status?.response?.statusCode == 418)
             await expectCode(.unacceptableContentType) { try await manager.get("html", as: Empty.self) }
@@ -266,11 +270,11 @@ struct TypedVerbsTests {
         struct Reading: Encodable { var value: Double }
         try await withManager { manager in
             let error = await expectCode(.encodingFailed) {
-                try await manager.post("post", json: Reading(value: .nan), as: Empty.self)
+                try await manager.post("post", .json(Reading(value: .nan)), as: Empty.self)
             }
             #expect(error?.offendingInput == "value")
             #expect(error?.underlyingError is EncodingError)
-            await expectCode(.invalidFormRoot) { try await manager.post("post", form: ["a", "b"], as: Empty.self) }
+            await expectCode(.invalidFormRoot) { try await manager.post("post", .form(["a", "b"]), as: Empty.self) }
         }
     }
 
@@ -278,7 +282,7 @@ struct TypedVerbsTests {
 
     @Test func untypedVerbsUseTheConfiguredSerializer() async throws {
         try await withManager { manager in
-            let json = try await manager.post("post", json: Person(name: "A", age: 1, tags: []))
+            let json = try await manager.post("post", .json(Person(name: "A", age: 1, tags: [])))
             #expect((json.value as? JSONValue)?["json"]?["name"] == "A")
             manager.responseSerializer = StringResponseSerializer()
             let text = try await manager.get("get", parameters: ["q": "x"])
@@ -290,9 +294,11 @@ struct TypedVerbsTests {
 
     @Test func theSessionsMultipartRequestIsTheSerializers() async throws {
         try await withManager { manager in
-            let boundaryFree = try manager.multipartRequest("post", parameters: ["a": "b"]) { form in
-                form.append(Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain")
-            }
+            let boundaryFree = try manager.request(
+                .post, "post",
+                .multipart(parameters: ["a": "b"]) { form in
+                    form.append(Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain")
+                })
             let length = try #require(boundaryFree.body.contentLength)
             #expect(boundaryFree.value(forHTTPHeaderField: "Content-Length") == String(length))
             #expect(
@@ -300,8 +306,8 @@ struct TypedVerbsTests {
                     == true)
 
             let upload = try await manager.post(
-                "post", parameters: ["a": "b"], as: Echo<NoBody>.self,
-                constructingBody: { form in form.append("text", name: "note") })
+                "post", .multipart(parameters: ["a": "b"]) { form in form.append("text", name: "note") },
+                as: Echo<NoBody>.self)
             #expect(upload.value.form == ["a": .one("b"), "note": .one("text")])
             #expect(upload.value.headers["Content-Length"] == upload.request.body.contentLength.map(String.init))
         }
@@ -310,7 +316,7 @@ struct TypedVerbsTests {
     @Test func anEmptyFormIsARequestWithoutABodyAsTheSerializerMakes() async throws {
         try await withManager { manager in
             let url = try manager.url(for: "post")
-            let fromSession = try manager.multipartRequest("post") { _ in }
+            let fromSession = try manager.request(.post, "post", .multipart { _ in })
             let fromSerializer = try HTTPRequestSerializer().multipartFormRequest(
                 method: .post, urlString: url.absoluteString)
             #expect(fromSession.body.isEmpty)
@@ -319,7 +325,7 @@ struct TypedVerbsTests {
             #expect(fromSession.headerFields == fromSerializer.headerFields)
             #expect(fromSession.url == fromSerializer.url)
 
-            let sent = try await manager.post("post", as: Echo<NoBody>.self, constructingBody: { _ in })
+            let sent = try await manager.post("post", .multipart { _ in }, as: Echo<NoBody>.self)
             #expect(sent.value.data == "")
             #expect(sent.value.form == [:])
             #expect(sent.value.headers["Content-Type"] == nil)
@@ -331,7 +337,7 @@ struct TypedVerbsTests {
             let kind = Slot<SessionTask.Kind>()
             let result = await withCheckedContinuation { continuation in
                 let task = manager.post(
-                    "post", parameters: ["a": "b"], constructingBody: { form in form.append("text", name: "note") }
+                    "post", .multipart(parameters: ["a": "b"]) { form in form.append("text", name: "note") }
                 ) { continuation.resume(returning: $0) }
                 kind.value = task?.kind
             }
@@ -343,9 +349,9 @@ struct TypedVerbsTests {
                 json["headers"]?["Content-Length"] == response.request.body.contentLength.map { .string(String($0)) })
 
             let failed = await withCheckedContinuation { continuation in
-                _ = manager.post("post", constructingBody: { _ in throw CourierError(.invalidFile, "no") }) {
-                    continuation.resume(returning: $0)
-                }
+                _ = manager.post(
+                    "post", .multipart { _ in throw CourierError(.invalidFile, "no") },
+                    completion: { continuation.resume(returning: $0) })
             }
             #expect(throws: CourierError.self) { try failed.get() }
         }
@@ -353,11 +359,9 @@ struct TypedVerbsTests {
 
     @Test func perCallHeadersGoOverTheFormButNotItsLength() async throws {
         try await withManager { manager in
-            let request = try manager.multipartRequest(
-                "post", headers: ["X-Trace": "1", "Content-Length": "5", "Content-Type": "multipart/mixed; boundary=b"]
-            ) { form in
-                form.append("v", name: "k")
-            }
+            let request = try manager.request(
+                .post, "post", .multipart { form in form.append("v", name: "k") },
+                headers: ["X-Trace": "1", "Content-Length": "5", "Content-Type": "multipart/mixed; boundary=b"])
             #expect(request.value(forHTTPHeaderField: "X-Trace") == "1")
             #expect(request.value(forHTTPHeaderField: "Content-Length") == request.body.contentLength.map(String.init))
             #expect(request.value(forHTTPHeaderField: "Content-Type") == "multipart/mixed; boundary=b")
@@ -375,13 +379,12 @@ struct TypedVerbsTests {
         #expect(upload.value.form == ["a": .one("b"), "note": .one("drafted on the main actor")])
         #expect(model.partsAppended == 1)
 
-        let untyped = try await manager.post(
-            "post", constructingBody: { form in form.append(model.note, name: "note") })
+        let untyped = try await manager.post("post", .multipart { form in form.append(model.note, name: "note") })
         #expect((untyped.value as? JSONValue)?["form"]?["note"] == "drafted on the main actor")
 
-        let sentJSON = try await manager.post("post", json: model.draft, as: Echo<DraftCopy>.self)
+        let sentJSON = try await manager.post("post", .json(model.draft), as: Echo<DraftCopy>.self)
         #expect(sentJSON.value.json == DraftCopy(title: "t", words: 2))
-        let sentForm = try await manager.post("post", form: model.draft)
+        let sentForm = try await manager.post("post", .form(model.draft))
         #expect((sentForm.value as? JSONValue)?["form"]?["title"] == "t")
         let got = try await manager.get("get", parameters: ["n": .init(model.partsAppended)], as: Echo<NoBody>.self)
         #expect(got.value.args == ["n": .one("1")])
@@ -390,15 +393,15 @@ struct TypedVerbsTests {
         DispatchQueue.main.setSpecific(key: QueueProbe.key, value: true)
         var builtOnMainQueue = false
         let probe = try await manager.post(
-            "post", as: QueueProbe.self,
-            constructingBody: { form in
+            "post",
+            .multipart { form in
                 builtOnMainQueue = QueueProbe.onMainQueue
                 form.append(model.note, name: "note")
-            })
+            }, as: QueueProbe.self)
         #expect(QueueProbe.onMainQueue)
         #expect(builtOnMainQueue)
         #expect(probe.value.decodedOnMainQueue == false)
-        let jsonProbe = try await manager.post("post", json: model.draft, as: QueueProbe.self)
+        let jsonProbe = try await manager.post("post", .json(model.draft), as: QueueProbe.self)
         #expect(jsonProbe.value.decodedOnMainQueue == false)
 
         try await manager.shutdown()
@@ -487,11 +490,11 @@ struct TypedVerbsTests {
         TypedVerbsTests.Echo<TypedVerbsTests.NoBody>
     > {
         try await manager.post(
-            "post", parameters: ["a": "b"], as: TypedVerbsTests.Echo<TypedVerbsTests.NoBody>.self,
-            constructingBody: { form in
+            "post",
+            .multipart(parameters: ["a": "b"]) { form in
                 form.append(self.note, name: "note")
                 self.partsAppended += 1
-            })
+            }, as: TypedVerbsTests.Echo<TypedVerbsTests.NoBody>.self)
     }
 }
 

@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import HTTPTypes
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("Transport: decompression by default, Accept-Encoding, bombs", .timeLimit(.minutes(3)))
 struct DecompressionTests {

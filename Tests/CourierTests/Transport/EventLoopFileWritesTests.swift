@@ -1,3 +1,4 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
@@ -5,9 +6,9 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
-/// A download's file lent to the event loop that reads the body (``BodyFileSink``): every byte
+/// A download's file handed over to the event loop that reads the body (``ResponseBodyFile``): every byte
 /// lands in order whoever writes it, the file comes back when asked or when the body ends, a
 /// failed write is a typed error that cancels the exchange, and no file is lent where the
 /// transport should not write on its loop.
@@ -23,8 +24,9 @@ struct EventLoopFileWritesTests {
         /// `keepsFile` answers for the n-th call, from 0.
         init(keepsFile: @escaping @Sendable (Int) -> Bool = { _ in true }) { self.keepsFile = keepsFile }
 
-        func sink(for file: DownloadFile, writeTimeLimit: TimeAmount = BodyFileSink.stallLimit) -> BodyFileSink {
-            BodyFileSink(file: file, writeTimeLimit: writeTimeLimit) { size in
+        func sink(for file: DownloadFile, writeTimeLimit: TimeAmount = ResponseBodyFile.stallLimit) -> ResponseBodyFile
+        {
+            ResponseBodyFile(file: file, writeTimeLimit: writeTimeLimit) { size in
                 let count = self.calls.withLockedValue { calls in
                     calls.append((size, MultiThreadedEventLoopGroup.currentEventLoop != nil))
                     return calls.count - 1
@@ -42,7 +44,7 @@ struct EventLoopFileWritesTests {
     static func download(
         _ path: String, from server: TestServer, over transport: AsyncHTTPClientTransport, into directory: URL,
         context: ExchangeContext = incremental
-    ) async throws -> (body: BodyChunks, writer: any BodyFileWriting, file: DownloadFile) {
+    ) async throws -> (body: BodyChunks, writer: any ResponseBodyFileWriter, file: DownloadFile) {
         let response = try await transport.send(Request(url: server.url(path)), context: context)
         let writer = try #require(response.body.fileWriter)
         return (response.body, writer, try DownloadFile(directory: directory))
@@ -69,7 +71,7 @@ struct EventLoopFileWritesTests {
             let first = try #require(try await iterator.next())
             try file.write(first)
             let writes = Writes()
-            try await writer.writeRest(to: writes.sink(for: file))
+            try await writer.writeRemainingBody(to: writes.sink(for: file))
             #expect(try await iterator.next() == nil)
             #expect(!writes.sizes.isEmpty)
             #expect(writes.allOnEventLoop)
@@ -87,7 +89,7 @@ struct EventLoopFileWritesTests {
             let (body, writer, file) = try await Self.download(
                 "/bytes/\(5 << 20)?seed=12", from: server, over: transport, into: directory)
             let writes = Writes(keepsFile: { _ in false })
-            try await writer.writeRest(to: writes.sink(for: file))
+            try await writer.writeRemainingBody(to: writes.sink(for: file))
             #expect(writes.sizes.count <= 1)
             for try await chunk in body { try file.write(chunk) }
             try Self.expectSeededBytes(in: file, count: 5 << 20, seed: 12)
@@ -105,7 +107,7 @@ struct EventLoopFileWritesTests {
             let first = try #require(try await iterator.next())
             try file.write(first)
             let writes = Writes()
-            try await writer.writeRest(to: writes.sink(for: file, writeTimeLimit: .zero))
+            try await writer.writeRemainingBody(to: writes.sink(for: file, writeTimeLimit: .zero))
             #expect(writes.sizes.count == 1)
             while let chunk = try await iterator.next() { try file.write(chunk) }
             try Self.expectSeededBytes(in: file, count: 5 << 20, seed: 14)
@@ -121,7 +123,7 @@ struct EventLoopFileWritesTests {
             // A moment for the end to arrive; should it come later, the file is lent first and
             // given back at the end, and the bytes must be the same either way.
             try await Task.sleep(for: .milliseconds(50))
-            try await writer.writeRest(to: Writes().sink(for: file))
+            try await writer.writeRemainingBody(to: Writes().sink(for: file))
             for try await chunk in body { try file.write(chunk) }
             try Self.expectSeededBytes(in: file, count: 1000, seed: 13)
         }
@@ -136,7 +138,9 @@ struct EventLoopFileWritesTests {
             let response = try await transport.send(Request(url: url), context: Self.incremental)
             let writer = try #require(response.body.fileWriter)
             let full = try DownloadFile(directory: directory, appendingTo: URL(fileURLWithPath: "/dev/full"))
-            let error = await expectCode(.downloadFailed) { try await writer.writeRest(to: Writes().sink(for: full)) }
+            let error = await expectCode(.downloadFailed) {
+                try await writer.writeRemainingBody(to: Writes().sink(for: full))
+            }
             #expect(error?.offendingInput == "/dev/full")
             await #expect(throws: (any Error).self) { for try await _ in response.body {} }
             let settled = try await server.stats(when: { $0.connectionsOpen == 0 })
@@ -157,7 +161,7 @@ struct EventLoopFileWritesTests {
             // whether or not the end was read by then.
             try await Task.sleep(for: .milliseconds(200))
             let full = try DownloadFile(directory: directory, appendingTo: URL(fileURLWithPath: "/dev/full"))
-            await expectCode(.downloadFailed) { try await writer.writeRest(to: Writes().sink(for: full)) }
+            await expectCode(.downloadFailed) { try await writer.writeRemainingBody(to: Writes().sink(for: full)) }
             await #expect(throws: (any Error).self) { for try await _ in response.body {} }
         }
     }
@@ -177,7 +181,7 @@ struct EventLoopFileWritesTests {
             var iterator = body.makeAsyncIterator()
             try file.write(try #require(try await iterator.next()))
             let blocked = NIOLockedValueBox(false)
-            let sink = BodyFileSink(file: file) { _ in
+            let sink = ResponseBodyFile(file: file) { _ in
                 let first = blocked.withLockedValue { blocked in
                     defer { blocked = true }
                     return !blocked
@@ -185,7 +189,7 @@ struct EventLoopFileWritesTests {
                 if first { usleep(6_000_000) }  // as a write stalled by the kernel would
                 return !first
             }
-            try await writer.writeRest(to: sink)
+            try await writer.writeRemainingBody(to: sink)
             while let chunk = try await iterator.next() { try file.write(chunk) }
             #expect(file.bytesWritten == 40_000)
             #expect(blocked.withLockedValue { $0 })
@@ -204,7 +208,7 @@ struct EventLoopFileWritesTests {
             let file = try DownloadFile(directory: directory)
             let writes = Writes()
             let sink = writes.sink(for: file)
-            let waiting = Task { try await writer.writeRest(to: sink) }
+            let waiting = Task { try await writer.writeRemainingBody(to: sink) }
             while writes.sizes.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
             waiting.cancel()
             try await waiting.value

@@ -1,10 +1,11 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("Exchange context: the cancel handle, the deadline rule, the default transport's capabilities")
 struct ExchangeContextTests {

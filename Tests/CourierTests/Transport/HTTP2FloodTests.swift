@@ -1,10 +1,12 @@
 import AsyncHTTPClient
+import Courier
 import CourierTestServer
 import Foundation
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// A hostile HTTP/2 server's floods end in a typed error on a closed connection, after a few
 /// megabytes at most, instead of growing the process until it traps (RELIABILITY.md, "HTTP/2

@@ -1,3 +1,4 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
@@ -5,7 +6,8 @@ import NIOCore
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// Courier's transport against the test server's HTTP/2 mode: uploads answered early never reach
 /// AsyncHTTPClient's HTTP/2 trap, every reset ends in a response or a typed error, and requests

@@ -1,8 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// The delegate path enforces `readTimeout` with one timer per exchange instead of
 /// AsyncHTTPClient's per-part timer: silence still times out, a body that keeps arriving for
@@ -31,10 +33,12 @@ struct IdleReadTimeoutTests {
         }
     }
 
-    @Test func theDelegateClientLeavesAsyncHTTPClientsReadTimeoutOff() {
+    /// One idle-read timer: the delegate's. AsyncHTTPClient's own, which re-arms on every
+    /// response part, stays off on every client.
+    @Test func everyClientLeavesAsyncHTTPClientsReadTimeoutOff() {
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.readTimeout = .seconds(5)
-        #expect(settings.makeClientConfiguration().timeout.read == .seconds(5))
-        #expect(settings.makeClientConfiguration(appliesReadTimeout: false).timeout.read == nil)
+        #expect(settings.makeClientConfiguration().timeout.read == nil)
+        #expect(settings.makeClientConfiguration(http1Only: true).timeout.read == nil)
     }
 }

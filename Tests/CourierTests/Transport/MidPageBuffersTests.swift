@@ -1,7 +1,9 @@
+import Courier
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 @Suite("Transport: wide read buffers start mid-page")
 struct MidPageBuffersTests {

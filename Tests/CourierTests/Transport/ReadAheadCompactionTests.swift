@@ -1,7 +1,9 @@
+import Courier
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// A part waiting in the read-ahead must not hold a storage many times its size.
 @Suite struct ReadAheadCompactionTests {
@@ -15,7 +17,7 @@ import Testing
     @Test func aFrameSliceOfALargeBlockIsCopiedIntoItsOwnStorage() throws {
         let block = decryptedBlock()
         let frame = try #require(block.getSlice(at: 100_000, length: 16_384))
-        let kept = StreamingResponseDelegate.compacted(frame)
+        let kept = StreamingResponseDelegate.Machine.compacted(frame)
         #expect(kept == frame)
         #expect(kept.storageCapacity < 2 * 16_384 + 4096)
         #expect(frame.storageCapacity >= 512 * 1024)
@@ -23,9 +25,9 @@ import Testing
 
     @Test func aPartThatFillsMostOfItsStorageIsKeptAsItIs() throws {
         let whole = decryptedBlock()
-        #expect(StreamingResponseDelegate.compacted(whole).storageCapacity == whole.storageCapacity)
+        #expect(StreamingResponseDelegate.Machine.compacted(whole).storageCapacity == whole.storageCapacity)
         let half = try #require(decryptedBlock().getSlice(at: 0, length: 300 * 1024))
-        let kept = StreamingResponseDelegate.compacted(half)
+        let kept = StreamingResponseDelegate.Machine.compacted(half)
         #expect(kept == half)
         #expect(kept.storageCapacity == half.storageCapacity)
     }

@@ -1,3 +1,4 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOConcurrencyHelpers
@@ -7,7 +8,8 @@ import NIOHTTP1
 import NIOPosix
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 #if canImport(Glibc)
     import Glibc
@@ -114,7 +116,7 @@ struct ReceiveLowWaterMarkTests {
         arguments: [true, false])
     func installedUnlessTurnedOff(raising: Bool) throws {
         let configuration = ConnectionLedger().instrument(
-            AsyncHTTPClientTransport.Configuration().makeClientConfiguration(appliesReadTimeout: false),
+            AsyncHTTPClientTransport.Configuration().makeClientConfiguration(),
             raisingLowWaterMarks: raising)
         let channel = EmbeddedChannel()
         let sync = channel.pipeline.syncOperations

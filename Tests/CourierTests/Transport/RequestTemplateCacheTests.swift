@@ -1,11 +1,13 @@
 import AsyncHTTPClient
+import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
 import NIOHTTP1
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 @Suite("Transport: the delegate path reuses a parsed URL only for the same URL and method", .timeLimit(.minutes(3)))
 struct RequestTemplateCacheTests {

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import NIOCore
 import NIOEmbedded
@@ -5,7 +6,8 @@ import NIOHTTP1
 import NIOHTTP2
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// `ResponseStatusGuard` on its own (an `EmbeddedChannel`), and its place in every client's
 /// pipelines, HTTP/2 streams included, which the live tests (HTTP/1.1 only, see

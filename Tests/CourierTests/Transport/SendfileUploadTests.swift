@@ -1,3 +1,4 @@
+import Courier
 import CourierTestServer
 import Foundation
 import HTTPTypes
@@ -5,7 +6,8 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// Uploads whose file parts go out with sendfile (`FileRegionBody` through AsyncHTTPClient's
 /// delegate API), checked at the test server's hashing `/upload` sink.

@@ -1,6 +1,8 @@
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 #if canImport(Glibc)
     import Glibc

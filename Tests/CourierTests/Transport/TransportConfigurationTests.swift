@@ -1,7 +1,9 @@
 import AsyncHTTPClient
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 @Suite struct TransportConfigurationTests {
     /// No tracer is bootstrapped in the test process, so AsyncHTTPClient would hold the no-op
@@ -14,9 +16,9 @@ import Testing
     @Test func theSettingsStillReachAsyncHTTPClient() {
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.maximumConnectionsPerHost = 3
-        settings.readTimeout = .seconds(7)
+        settings.connectTimeout = .seconds(7)
         let configuration = settings.makeClientConfiguration()
         #expect(configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit == 3)
-        #expect(configuration.timeout.read == .seconds(7))
+        #expect(configuration.timeout.connect == .seconds(7))
     }
 }

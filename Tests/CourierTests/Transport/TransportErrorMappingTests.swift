@@ -1,8 +1,10 @@
 import AsyncHTTPClient
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// AsyncHTTPClient errors keep their meaning as Courier codes.
 @Suite struct TransportErrorMappingTests {

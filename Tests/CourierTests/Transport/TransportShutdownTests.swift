@@ -1,9 +1,10 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// A transport that has been shut down refuses every send with a typed error, on each of its
 /// paths, rather than leaving the caller waiting: AsyncHTTPClient fails such a request without

@@ -29,7 +29,10 @@ struct HTTP2Host {
         let certificates = try NIOSSLCertificate.fromPEMFile(certificateFile)
         let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
         let tls = try TestServer.makeTLSContext(certificateChain: certificates, privateKey: key)
-        let server = try await TestServer.start(host: "127.0.0.1", port: 0, tls: tls, http2: HTTP2Options())
+        // Streams enough for the scale row's 10,000 held requests on one connection; the other
+        // HTTP/2 rows keep 16 in flight, which any limit allows.
+        let server = try await TestServer.start(
+            host: "127.0.0.1", port: 0, tls: tls, http2: HTTP2Options(maxConcurrentStreams: 20_000))
         let statsChannel = try await StatsListener.start(group: MultiThreadedEventLoopGroup.singleton) { server.stats }
         try String(statsChannel.localAddress?.port ?? 0).write(toFile: statsPortFile, atomically: true, encoding: .utf8)
         try String(server.port).write(toFile: portFile, atomically: true, encoding: .utf8)

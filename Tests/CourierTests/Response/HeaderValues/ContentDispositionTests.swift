@@ -1,6 +1,7 @@
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("ContentDisposition (RFC 6266, RFC 8187)")
 struct ContentDispositionTests {

@@ -1,6 +1,7 @@
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("ContentRange (RFC 9110 §14.4)")
 struct ContentRangeTests {

@@ -1,6 +1,7 @@
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("LocationValue (RFC 9110 §10.2.2, RFC 3986 §5.2)")
 struct LocationValueTests {

@@ -1,6 +1,7 @@
+import Courier
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 @Suite("MediaType (RFC 9110 §8.3.1)")
 struct MediaTypeTests {

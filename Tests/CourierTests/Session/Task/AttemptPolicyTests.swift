@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The kinds of request body that decide what a redirect or a retry may do.
 enum AttemptBodyKind: String, CaseIterable, CustomStringConvertible {

@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// The machine with plain integers for waiters, so that tests can see which ones it hands back.
 typealias TestMachine = TaskStateMachine<Int, Int>

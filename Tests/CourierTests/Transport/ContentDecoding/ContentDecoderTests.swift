@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 @testable import CourierTestServer
 
 /// Vectors made by Python's zlib and gzip modules (`gzip.compress(text, mtime=0)`,

@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// `NO_PROXY` as curl documents it (CURLOPT_NOPROXY), plus ports.
 @Suite struct NoProxyListTests {

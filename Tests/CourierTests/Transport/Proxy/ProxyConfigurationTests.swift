@@ -1,7 +1,8 @@
+import Courier
 import Foundation
 import Testing
 
-@testable import Courier
+@testable import CourierCore
 
 /// Proxy URLs and the environment, as curl reads them; passwords never printed.
 @Suite struct ProxyConfigurationTests {

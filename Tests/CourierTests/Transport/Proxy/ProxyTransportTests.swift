@@ -1,9 +1,11 @@
+import Courier
 import CourierTestServer
 import Foundation
 import NIOSSL
 import Testing
 
-@testable import Courier
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
 
 /// Requests through the test server's forward proxy: what went through it, what went direct,
 /// the credentials it saw, and the errors when it refuses.

@@ -1,0 +1,188 @@
+import AsyncHTTPClient
+import CourierCore
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+extension AsyncHTTPClientTransport {
+    /// How the transport connects: pool size, deadlines, HTTP versions, proxy, TLS, decompression.
+    ///
+    /// Defaults fail early rather than wait forever: a 10 s connect timeout, a 60 s read
+    /// timeout (no byte for that long) and no whole-request deadline unless a request sets
+    /// `Request.timeoutInterval` or ``requestTimeout`` is given.
+    public struct Configuration: Sendable {
+        /// HTTP/1.1 connections kept per host (AsyncHTTPClient's soft limit); HTTP/2 multiplexes instead.
+        public var maximumConnectionsPerHost: Int = 8
+        /// How long idle keep-alive connections stay in the pool.
+        public var idleTimeout: TimeAmount = .seconds(60)
+        /// Deadline for making a connection (TCP, and TLS when used).
+        public var connectTimeout: TimeAmount? = .seconds(10)
+        /// Longest wait for the next byte of a response.
+        public var readTimeout: TimeAmount? = .seconds(60)
+        /// Deadline for a whole exchange when the request sets none; nil means none.
+        public var requestTimeout: TimeAmount?
+        /// HTTP/2 where the server offers it over TLS (ALPN), else HTTP/1.1; false forces HTTP/1.1.
+        ///
+        /// Only requests without a body ride HTTP/2: a request with a body always goes over
+        /// HTTP/1.1, whatever this says. AsyncHTTPClient 1.37 traps on a nil force unwrap when an
+        /// HTTP/2 server answers before the upload has ended and then resets the stream (RFC 9113
+        /// §8.1 allows both; nginx does it for `return`, 401, 413 and redirects): its issue 922.
+        /// HTTP/1.1 keeps the request until the upload ends, so the same answer is safe there.
+        ///
+        /// Nor does a response read as it arrives (a download, a stream; see
+        /// `ExchangeContext.readsBodyIncrementally`): over HTTP/2, AsyncHTTPClient 1.37 keeps
+        /// reading a stream while its reader waits, so a reader slower than the server ends up
+        /// holding the whole body in memory (a 256 MiB download by raw AsyncHTTPClient, writing on
+        /// another thread: 1.1 GB resident). Over HTTP/1.1 the reader's pace holds the server back.
+        /// ``allowsHTTP2ForIncrementalReads`` lets them ride HTTP/2 anyway.
+        public var allowsHTTP2: Bool = true
+        /// Whether a response read as it arrives may ride HTTP/2 as well (when ``allowsHTTP2``
+        /// is on). Off by default, for the memory that ``allowsHTTP2`` describes; turn it on where
+        /// HTTP/2 itself is wanted and the reader keeps up with the network or the bodies are small.
+        public var allowsHTTP2ForIncrementalReads: Bool = false
+        /// The forward proxies, per scheme, with the hosts that go direct; nil sends everything
+        /// direct. `ProxyConfiguration.fromEnvironment(_:)` reads curl's variables.
+        public var proxy: ProxyConfiguration?
+        /// The proxy of this configuration's clients (AsyncHTTPClient's is per client; see
+        /// `ProxyRoutes`, which makes one set of clients per proxy server).
+        var clientProxy: HTTPClient.Configuration.Proxy?
+        /// Connections go to a forward proxy, and each request's target is written in absolute
+        /// form (see `AbsoluteFormForwarding`); set by `ProxyRoutes` only.
+        var forwardsInAbsoluteForm = false
+        /// TLS settings (trust roots, pinning verification, client certificates); nil uses the defaults.
+        /// Its `minimumTLSVersion` is raised to ``minimumTLSVersion`` when lower.
+        public var tlsConfiguration: TLSConfiguration?
+        /// The oldest TLS version a connection may use: TLS 1.2 by default, as curl and httpie
+        /// require, since RFC 8996 deprecates TLS 1.0 and 1.1 (swift-nio-ssl's client default
+        /// accepts 1.0). It is a floor over ``tlsConfiguration``; set `.tlsv1` or `.tlsv11`
+        /// to reach a server that offers nothing newer.
+        public var minimumTLSVersion: TLSVersion = .tlsv12
+        /// Let AsyncHTTPClient retry failed connection attempts until the connect timeout. Off by
+        /// default so that a refused connection fails at once; the session's `RetryPolicy` retries instead.
+        public var retriesConnectionEstablishment: Bool = false
+        /// Ask for and decode compressed bodies: on by default, as browsers and URLSession do.
+        ///
+        /// When on, requests that set no `Accept-Encoding` go out with `Accept-Encoding: gzip,
+        /// deflate`, and bodies whose `Content-Encoding` is `gzip` or `deflate` are decoded as they
+        /// arrive (buffered, streamed and downloaded alike), under ``decompressionRatioLimit``.
+        /// The response head is left as the server sent it, so `Content-Encoding` still names the
+        /// coding and `Content-Length` (`ResponseHead.expectedContentLength`) counts the encoded
+        /// bytes on the wire, not the bytes delivered: progress then counts decoded bytes received
+        /// and reports the total as unknown. A caller that sets `Accept-Encoding` itself gets what
+        /// it asked for, decoded when it is gzip or deflate. Turn it off to get the bytes as sent
+        /// (and no `Accept-Encoding` is added).
+        public var decompressesResponses: Bool = true
+        /// The most decoded bytes per encoded byte received, checked as the body is decoded once
+        /// it has passed ``decompressionRatioFreeSize``; default 100. A body past both fails with
+        /// `CourierError.Code.decompressionLimitExceeded` instead of filling memory or disk (a
+        /// "decompression bomb": a few kilobytes of deflate expand to gigabytes, over 1000:1).
+        /// `Int.max` turns the check off.
+        public var decompressionRatioLimit: Int = 100
+        /// Decoded bytes let through whatever the ratio; default 1 GiB. Ordinary bodies compress
+        /// well past 100:1 (nginx's `gzip on` gives a repetitive log about 120:1, `gzip -9` over
+        /// 200:1), so the ratio alone would refuse them; a bomb is a body whose decoded size is
+        /// absurd as well. A buffered response is also held to the session's
+        /// `maximumBufferedResponseSize`, which counts decoded bytes.
+        public var decompressionRatioFreeSize: Int = 1 << 30
+
+        /// Let a large body that arrives fast wake the event loop once per mebibyte rather than
+        /// once per TCP segment, by raising the socket's receive low-water mark (`SO_RCVLOWAT`)
+        /// while it streams in: on by default; plain HTTP/1.1 on Linux 4.18 and later only.
+        ///
+        /// Raised for a body with a `Content-Length` after a read of 64 KiB or more, never above
+        /// the bytes still due; back at one byte within about 4 ms when the body stalls, so bytes
+        /// that arrived are never held back longer, and before the response ends. On a 1 GiB
+        /// stream over loopback it took `stream(_:)` from 0.7–0.9× curl's rate to 1.1–1.6×
+        /// (BENCHMARKS.md). Turn it off to keep the kernel's default of waking on every arrival.
+        public var raisesReceiveLowWaterMark: Bool = true
+        /// Let the event loop that delivers a download's body write its file too, as curl and a
+        /// plain `recv()` + `write()` loop do: on by default.
+        ///
+        /// A download's first write is made on its task; when it took under 20 ms, the rest of
+        /// the body is written on the exchange's event loop as it arrives (the one that reads the
+        /// connection when AsyncHTTPClient opened it for this exchange; a pooled connection may
+        /// be on another), one thread doing what took two (1 GiB to disk on two cores: 0.9–1.0×
+        /// a C `recv()` + `write()` loop's rate instead of 0.8× over plain HTTP, and about 1.5×
+        /// the rate it had over TLS; BENCHMARKS.md). Each turn of writing there, progress report
+        /// included, holds up the loop and the other connections on it; the first turn that
+        /// takes 20 ms or more (dirty-page throttling, a slow or remote file system, a slow
+        /// progress handler) gives the rest of the body back to the task for good. That turn lasts
+        /// as long as its slow write or handler does, so download progress handlers, which then run
+        /// on the event loop, must not block (`EventLoopFuture.wait()` there traps). A pause, a
+        /// `didReceiveData` hook, a decoded body, a response stored by `HTTPCache` and a request
+        /// whose body streams (AsyncHTTPClient's async API) keep the writes on the task. Turn it
+        /// off to keep every file write off the event loops.
+        public var writesDownloadsOnEventLoop: Bool = true
+
+        /// The default configuration.
+        public init() {}
+
+        /// ``tlsConfiguration`` (or the defaults) with at least ``minimumTLSVersion``.
+        var flooredTLSConfiguration: TLSConfiguration {
+            var tls = tlsConfiguration ?? .makeClientConfiguration()
+            if Self.rank(tls.minimumTLSVersion) < Self.rank(minimumTLSVersion) {
+                tls.minimumTLSVersion = minimumTLSVersion
+            }
+            if let maximum = tls.maximumTLSVersion, Self.rank(maximum) < Self.rank(tls.minimumTLSVersion) {
+                // A maximum below the floor would refuse every server; the floor wins.
+                tls.maximumTLSVersion = tls.minimumTLSVersion
+            }
+            return tls
+        }
+
+        private static func rank(_ version: TLSVersion) -> Int {
+            switch version {
+            case .tlsv1: 10
+            case .tlsv11: 11
+            case .tlsv12: 12
+            case .tlsv13: 13
+            }
+        }
+
+        /// The client configuration: no read timeout (`StreamingResponseDelegate` keeps the one
+        /// idle-read timer for ``readTimeout``); `http1Only` keeps the client off HTTP/2 whatever
+        /// ``allowsHTTP2`` says (the client that carries request bodies, see ``allowsHTTP2``).
+        func makeClientConfiguration(http1Only: Bool = false) -> HTTPClient.Configuration {
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: flooredTLSConfiguration,
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: connectTimeout, read: nil),
+                connectionPool: .init(
+                    idleTimeout: idleTimeout,
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
+                proxy: clientProxy,
+                // The transport decodes bodies itself (see `response(head:body:)`).
+                decompression: .disabled)
+            configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only
+            configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
+            // AsyncHTTPClient would take the process's bootstrapped tracer and make a span of its
+            // own per request, beside the session's task and attempt spans (see
+            // `SessionManager.Configuration.tracer`): its tracing is always off, by value.
+            configuration.tracing.tracer = nil
+            // Every connection and HTTP/2 stream gets a ResponseStatusGuard, so that no client
+            // of the transport meets AsyncHTTPClient's trap on a status below 100.
+            let forwardsInAbsoluteForm = forwardsInAbsoluteForm
+            configuration.http1_1ConnectionDebugInitializer = { channel in
+                channel.runOnLoop {
+                    ResponseStatusGuard.install(onConnection: channel)
+                    guard forwardsInAbsoluteForm else { return }
+                    let sync = channel.pipeline.syncOperations
+                    guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
+                    try? sync.addHandler(AbsoluteFormTarget(), position: .after(encoder))
+                }
+            }
+            // Every HTTP/2 connection gets an HTTP2ConnectionGuard, which closes it when the server
+            // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows).
+            configuration.http2ConnectionDebugInitializer = { channel in
+                channel.runOnLoop { HTTP2ConnectionGuard.install(onConnection: channel) }
+            }
+            configuration.http2StreamChannelDebugInitializer = { stream in
+                stream.runOnLoop {
+                    ResponseStatusGuard.install(onStream: stream)
+                    HTTP2ConnectionGuard.install(onStream: stream)
+                }
+            }
+            return configuration
+        }
+    }
+}

@@ -1,0 +1,304 @@
+import CourierCore
+import NIOCore
+import NIOHTTP2
+import NIOSSL
+
+/// Ends an HTTP/2 connection whose server floods it, or whose protocol failed, before the
+/// flood can grow the process.
+///
+/// swift-nio-http2 1.46 under AsyncHTTPClient 1.37 has two gaps that let one server end the
+/// client's process (RELIABILITY.md, "HTTP/2 floods"):
+/// - After a connection error (more CONTINUATION frames than it allows, a header block over
+///   its limit, 10,000 unsent PING or SETTINGS acknowledgements) NIOHTTP2 sends GOAWAY and
+///   stops decoding, but nobody closes the connection: AsyncHTTPClient's connection handlers
+///   do not act on the error. Every later read is appended to the frame decoder's buffer
+///   until a `ByteBuffer` index overflows (a trap) or memory runs out.
+/// - Frames that carry nothing (PING, SETTINGS, PRIORITY, WINDOW_UPDATE, RST_STREAM, empty
+///   DATA, extension frames NIOHTTP2 drops) are answered or absorbed for ever: a server can
+///   keep a request waiting and the process busy.
+///
+/// The guard closes the connection in both cases. It counts the bytes the server sends that
+/// make no progress, and closes once ``unproductiveByteLimit`` of them arrive in a row.
+/// Progress is a DATA frame with payload, a frame that ends a response (END_STREAM), or a
+/// DATA frame the client writes (the server's WINDOW_UPDATEs answer an upload). And it closes
+/// the connection when NIOHTTP2 writes a GOAWAY with an error code. Either way the exchanges
+/// on the connection fail with ``HTTP2ConnectionBroken``, which names the frames or the error.
+///
+/// It is three handlers sharing this state, all on the connection's event loop: ``Front``
+/// before NIOHTTP2's handler (raw bytes in and out), ``Back`` right after it (decoded
+/// frames), and a ``StreamReporter`` in each stream's pipeline. AsyncHTTPClient offers a hook
+/// into the connection only once its HTTP/2 handlers are in place and the server's SETTINGS
+/// has been read, so ``Front`` may join in the middle of an inbound frame: it only counts
+/// inbound bytes, and reads frame headers only in what the client writes, which is whole.
+final class HTTP2ConnectionGuard {
+    /// Bytes in a row from the server that make no progress, after which the connection is
+    /// closed: a mebibyte is over 60,000 PING frames, where a well-behaved server sends a few.
+    static let unproductiveByteLimit = 1 << 20
+
+    private let limit: Int
+    private var unproductiveBytes = 0
+    /// What the server sent since the last progress, by frame type (the decoded ones).
+    private var unproductiveFrames: [HTTP2FrameType: Int] = [:]
+    /// The last error NIOHTTP2 reported on the connection, for the message.
+    private var lastConnectionError: (any Error)?
+    /// The first error reported after NIOHTTP2 wrote GOAWAY with an error code: its cause.
+    private var errorAfterGoAway: (any Error)?
+    /// Why the connection was condemned, once it is.
+    private var condemnation: Condemnation?
+
+    private enum Condemnation {
+        case flood(String)
+        /// NIOHTTP2 wrote GOAWAY with this code; it reports the error that made it do so
+        /// right after, so the message is made when a stream asks.
+        case connectionError(UInt32, frames: String?)
+    }
+
+    /// Why the connection was closed, once the guard has closed it; the streams report it.
+    var failure: HTTP2ConnectionBroken? {
+        switch condemnation {
+        case nil: return nil
+        case .flood(let reason): return HTTP2ConnectionBroken(reason: reason)
+        case .connectionError(let code, let frames):
+            let cause = [(errorAfterGoAway ?? lastConnectionError).map(Self.describe), frames].compactMap { $0 }
+            let detail = cause.isEmpty ? "" : " (\(cause.joined(separator: "; ")))"
+            return HTTP2ConnectionBroken(
+                reason: "the HTTP/2 connection failed with \(HTTP2ErrorCode(networkCode: Int(code)).rfcName)\(detail)")
+        }
+    }
+
+    init(limit: Int = HTTP2ConnectionGuard.unproductiveByteLimit) {
+        self.limit = limit
+    }
+
+    /// Installs the guard around NIOHTTP2's handler of `channel`, an HTTP/2 connection; a
+    /// pipeline without one is left as it is. Call on the channel's event loop.
+    static func install(onConnection channel: any Channel, limit: Int = unproductiveByteLimit) {
+        let sync = channel.pipeline.syncOperations
+        guard let http2 = try? sync.handler(type: NIOHTTP2Handler.self) else { return }
+        let state = HTTP2ConnectionGuard(limit: limit)
+        try? sync.addHandler(Front(state), position: .before(http2))
+        try? sync.addHandler(Back(state), position: .after(http2))
+    }
+
+    /// Adds a ``StreamReporter`` after an HTTP/2 stream's frame codec, when its connection has
+    /// a guard. Call on the stream's event loop (its connection's).
+    static func install(onStream stream: any Channel) {
+        guard let parent = stream.parent,
+            let back = try? parent.pipeline.syncOperations.handler(type: Back.self)
+        else { return }
+        let sync = stream.pipeline.syncOperations
+        guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
+        try? sync.addHandler(StreamReporter(back.state), position: .after(codec))
+    }
+
+    // MARK: - Accounting
+
+    fileprivate func received(_ count: Int) {
+        unproductiveBytes += count
+    }
+
+    fileprivate func progressed() {
+        unproductiveBytes = 0
+        if !unproductiveFrames.isEmpty { unproductiveFrames.removeAll(keepingCapacity: true) }
+    }
+
+    fileprivate func noted(_ type: HTTP2FrameType) {
+        unproductiveFrames[type, default: 0] += 1
+    }
+
+    fileprivate var isFlooded: Bool { unproductiveBytes > limit }
+
+    /// The frames counted since the last progress, most frequent first: "12000 PING, 3 SETTINGS".
+    private var unproductiveFrameSummary: String? {
+        guard !unproductiveFrames.isEmpty else { return nil }
+        let counted = unproductiveFrames.sorted { $0.value > $1.value }.prefix(3)
+        return "the server sent " + counted.map { "\($0.value) \($0.key.name)" }.joined(separator: ", ")
+    }
+
+    fileprivate func condemnForFlood() {
+        let frames = unproductiveFrameSummary.map { " (\($0))" } ?? " (frames that HTTP/2 clients ignore)"
+        condemnation = .flood(
+            "the server sent \(unproductiveBytes) bytes of HTTP/2 frames that carried no response\(frames)")
+    }
+
+    fileprivate func condemnForError(goAwayCode: UInt32) {
+        guard condemnation == nil else { return }
+        condemnation = .connectionError(goAwayCode, frames: unproductiveFrameSummary)
+    }
+
+    fileprivate func caught(_ error: any Error) {
+        // NIOHTTP2 reports the error that made it write GOAWAY right after; what follows the
+        // close (TLS's unclean shutdown) says nothing about the server.
+        if case .connectionError = condemnation {
+            if errorAfterGoAway == nil { errorAfterGoAway = error }
+        } else {
+            lastConnectionError = error
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case is NIOHTTP2Errors.ExcessiveContinuationFrames: return "more CONTINUATION frames than allowed"
+        case is NIOHTTP2Errors.ExcessivelyLargeHeaderBlock: return "a header block over the size allowed"
+        case is NIOHTTP2Errors.ExcessiveOutboundFrameBuffering:
+            return "too many PING or SETTINGS acknowledgements waiting to be sent"
+        case is NIOHTTP2Errors.ExcessiveEmptyDataFrames: return "too many empty DATA frames"
+        case is NIOHTTP2Errors.ExcessiveControlFrames: return "too many control frames in a short time"
+        default: return String(describing: error)
+        }
+    }
+}
+
+extension HTTP2ConnectionGuard {
+    /// Before NIOHTTP2's handler: counts the server's bytes, drops them once the connection
+    /// is condemned, and reads the frame headers the client writes.
+    final class Front: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        typealias InboundOut = ByteBuffer
+        typealias OutboundIn = IOData
+        typealias OutboundOut = IOData
+
+        let state: HTTP2ConnectionGuard
+        private var outbound = HTTP2FrameHeaderScanner()
+        private var closesAfterFlush = false
+        private var isClosing = false
+
+        init(_ state: HTTP2ConnectionGuard) {
+            self.state = state
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !isClosing else { return }
+            state.received(unwrapInboundIn(data).readableBytes)
+            context.fireChannelRead(data)
+            if state.isFlooded {
+                state.condemnForFlood()
+                isClosing = true
+                Self.abort(context)
+            }
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            // Closures written at the call, not stored: non-escaping, they cost no allocation.
+            switch unwrapOutboundIn(data) {
+            case .byteBuffer(let buffer):
+                buffer.withUnsafeReadableBytes { bytes in outbound.scan(bytes) { written($0) } }
+            case .fileRegion(let region):
+                outbound.skip(region.readableBytes) { written($0) }
+            }
+            context.write(data, promise: promise)
+        }
+
+        /// A frame the client wrote: DATA is progress; a GOAWAY with an error code condemns.
+        private func written(_ frame: HTTP2FrameHeaderScanner.Frame) {
+            if frame.type == HTTP2FrameHeaderScanner.Frame.dataType, frame.length > 0 {
+                state.progressed()
+            } else if let code = frame.goAwayErrorCode, code != 0 {
+                state.condemnForError(goAwayCode: code)
+                closesAfterFlush = true
+                // NIOHTTP2 stopped decoding: what else arrives would only pile up.
+                isClosing = true
+            }
+        }
+
+        func flush(context: ChannelHandlerContext) {
+            context.flush()
+            if closesAfterFlush {
+                closesAfterFlush = false
+                // On the next turn of the loop: NIOHTTP2 flushes its GOAWAY before it reports
+                // the error behind it, which the message quotes.
+                context.eventLoop.assumeIsolated().execute { Self.abort(context) }
+            }
+        }
+
+        /// Closes the connection under TLS: a hostile server is owed no close_notify, and
+        /// NIOSSL's orderly close would read what the server goes on sending for up to its
+        /// shutdown timeout (five seconds by default, hundreds of megabytes on loopback).
+        private static func abort(_ context: ChannelHandlerContext) {
+            let sync = context.pipeline.syncOperations
+            if let tls = try? sync.context(handlerType: NIOSSLClientHandler.self) {
+                tls.close(promise: nil)
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// After NIOHTTP2's handler: sees the decoded frames, for progress and the message, and the
+    /// errors NIOHTTP2 reports on the connection.
+    final class Back: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTP2Frame
+        typealias InboundOut = HTTP2Frame
+
+        let state: HTTP2ConnectionGuard
+
+        init(_ state: HTTP2ConnectionGuard) {
+            self.state = state
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            switch frame.payload {
+            case .data(let body) where body.data.readableBytes > 0 || body.endStream:
+                state.progressed()
+            case .headers(let headers) where headers.endStream:
+                state.progressed()
+            case let payload:
+                state.noted(HTTP2FrameType(payload))
+            }
+            context.fireChannelRead(data)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            if !(error is HTTP2ConnectionBroken) { state.caught(error) }
+            context.fireErrorCaught(error)
+        }
+    }
+
+    /// In a stream's pipeline: fails the stream's exchange with the connection's
+    /// ``HTTP2ConnectionBroken`` when the guard closed it, instead of a bare "connection closed".
+    final class StreamReporter: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+
+        private let state: HTTP2ConnectionGuard
+
+        init(_ state: HTTP2ConnectionGuard) {
+            self.state = state
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if let failure = state.failure { context.fireErrorCaught(failure) }
+            context.fireChannelInactive()
+        }
+    }
+}
+
+/// An HTTP/2 connection that ``HTTP2ConnectionGuard`` closed; the transport reports it as
+/// `CourierError.Code.transportFailed` with ``reason``.
+struct HTTP2ConnectionBroken: Error, Hashable, CustomStringConvertible {
+    /// What the server did, for people.
+    let reason: String
+
+    var description: String { reason }
+}
+
+/// The kind of a decoded frame, for messages.
+struct HTTP2FrameType: Hashable {
+    let name: String
+
+    init(_ payload: HTTP2Frame.FramePayload) {
+        switch payload {
+        case .data: name = "empty DATA"
+        case .headers: name = "HEADERS"
+        case .priority: name = "PRIORITY"
+        case .rstStream: name = "RST_STREAM"
+        case .settings: name = "SETTINGS"
+        case .pushPromise: name = "PUSH_PROMISE"
+        case .ping: name = "PING"
+        case .goAway: name = "GOAWAY"
+        case .windowUpdate: name = "WINDOW_UPDATE"
+        case .alternativeService: name = "ALTSVC"
+        case .origin: name = "ORIGIN"
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import AsyncHTTPClient
+import CourierCore
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The clients of an ``AsyncHTTPClientTransport`` that sends through proxies: one inner
+/// transport per proxy server, made on the first request that needs it.
+///
+/// AsyncHTTPClient sets its proxy per client, for every request that client sends, and has no
+/// way to send one request direct. A no-proxy list or a scheme without a proxy therefore needs
+/// clients without one: the outer transport's own clients go direct, and each proxy server gets
+/// a transport of its own (same configuration, its proxy set) so each keeps its own pool. Made
+/// lazily, because most processes that read `https_proxy` from the environment only ever reach
+/// a few hosts, and a configuration naming two servers costs nothing for the one not used.
+final class ProxyRoutes: Sendable {
+    /// The proxies and the no-proxy list.
+    let proxies: ProxyConfiguration
+    /// The transport configuration, which each proxied transport copies.
+    private let base: AsyncHTTPClientTransport.Configuration
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        /// Per server: the transport that tunnels through it, and the one that forwards plain
+        /// HTTP to it in absolute form.
+        var transports: [Route: AsyncHTTPClientTransport] = [:]
+        var isShutDown = false
+    }
+
+    private struct Route: Hashable {
+        var server: ProxyConfiguration.Server
+        var absoluteForm: Bool
+    }
+
+    init(proxies: ProxyConfiguration, base: AsyncHTTPClientTransport.Configuration) {
+        self.proxies = proxies
+        var base = base
+        base.proxy = nil
+        self.base = base
+    }
+
+    /// Sends `request` through `server`: a plain-HTTP URL to an HTTP proxy in absolute form (see
+    /// ``AbsoluteFormForwarding``), anything else through a tunnel the proxy opens.
+    /// - Throws: the inner transport's `CourierError`, with proxy refusals as `.proxyFailed`
+    ///   and every message naming the proxy without its password.
+    func send(_ request: Request, context: ExchangeContext, through server: ProxyConfiguration.Server) async throws
+        -> TransportResponse
+    {
+        let forwards = server.kind == .http && request.url.scheme?.lowercased() == "http"
+        let transport = try transport(for: Route(server: server, absoluteForm: forwards), url: request.url)
+        guard forwards else {
+            do {
+                return try await transport.send(request, context: context)
+            } catch let error as CourierError {
+                throw Self.proxyError(error, server: server, url: request.url)
+            }
+        }
+        let forwarded = try AbsoluteFormForwarding.request(request, to: server)
+        do {
+            var response = try await transport.send(forwarded, context: context)
+            // Only a proxy answers 407: the same typed refusal as a tunnel's, not a response.
+            guard response.head.statusCode != 407 else {
+                throw Self.authenticationRefused(by: server, url: request.url, underlyingError: nil)
+            }
+            response.head.url = request.url
+            return response
+        } catch var error as CourierError where error.code != .proxyFailed {
+            // Said of the URL the caller asked for, not of the proxy's address it went to.
+            let sent = forwarded.url.absoluteString
+            error.message = error.message.replacingOccurrences(of: sent, with: request.url.absoluteString)
+            if error.offendingInput == sent { error.offendingInput = request.url.absoluteString }
+            throw Self.proxyError(error, server: server, url: request.url)
+        }
+    }
+
+    private func transport(for route: Route, url: URL) throws -> AsyncHTTPClientTransport {
+        try state.withLockedValue { state in
+            guard !state.isShutDown else {
+                throw CourierError(
+                    .transportFailed, "the transport is shut down; cannot send \(url.absoluteString)",
+                    offendingInput: url.absoluteString)
+            }
+            if let transport = state.transports[route] { return transport }
+            var configuration = base
+            if route.absoluteForm {
+                configuration.forwardsInAbsoluteForm = true
+            } else {
+                configuration.clientProxy = route.server.clientProxy
+            }
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            state.transports[route] = transport
+            return transport
+        }
+    }
+
+    /// Shuts every proxied transport down; later sends through a proxy fail.
+    /// - Throws: the first inner transport's shutdown error.
+    func shutdown() async throws {
+        let transports = state.withLockedValue { state in
+            state.isShutDown = true
+            return Array(state.transports.values)
+        }
+        var failure: (any Error)?
+        for transport in transports {
+            do { try await transport.shutdown() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// `.proxyFailed` for a 407 from `server`: it wants credentials, or refused the ones given.
+    static func authenticationRefused(
+        by server: ProxyConfiguration.Server, url: URL, underlyingError: (any Error)?
+    ) -> CourierError {
+        let target = url.absoluteString
+        let why =
+            server.username == nil
+            ? "asks for credentials" : "refused the credentials given for \(server.username ?? "")"
+        return CourierError(
+            .proxyFailed, "the proxy \(server) \(why) (407 Proxy Authentication Required) on the way to \(target)",
+            offendingInput: target, underlyingError: underlyingError)
+    }
+
+    /// The inner transport's error, told in terms of the proxy.
+    static func proxyError(_ error: CourierError, server: ProxyConfiguration.Server, url: URL) -> CourierError {
+        let target = url.absoluteString
+        switch error.underlyingError as? HTTPClientError {
+        case HTTPClientError.proxyAuthenticationRequired?:
+            return authenticationRefused(by: server, url: url, underlyingError: error.underlyingError)
+        case HTTPClientError.invalidProxyResponse?:
+            return CourierError(
+                .proxyFailed,
+                "the proxy \(server) refused to open a tunnel to \(target) (CONNECT was not answered 2xx)",
+                offendingInput: target, underlyingError: error.underlyingError)
+        default:
+            var error = error
+            error.message += " (through the proxy \(server))"
+            return error
+        }
+    }
+}

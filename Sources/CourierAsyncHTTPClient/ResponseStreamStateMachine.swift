@@ -1,0 +1,328 @@
+import NIOCore
+import NIOHTTP1
+
+/// One response as AsyncHTTPClient hands it over and a reader takes it: the head, the body parts
+/// held for a reader that falls behind, the socket paused when too many wait, a download's file
+/// handed over to the event loop, and the end or the failure.
+///
+/// Each state holds what is valid in it, and each event is a transition that returns what the
+/// caller must do outside the lock (resume a waiter, complete a promise); the machine itself
+/// touches no event loop and no continuation, so it is tested with plain values. The waiters are
+/// type parameters for that reason: continuations in `StreamingResponseDelegate`, tokens in the tests.
+struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
+    /// Held body parts, their size, and the reader's limit.
+    struct Held {
+        var parts = CircularBuffer<ByteBuffer>(initialCapacity: 4)
+        var bytes = 0
+        /// Bytes held before reads from the socket pause; at least 1, so that a paused socket
+        /// always has a part whose taking resumes it. Only ever raised.
+        var limit: Int
+
+        mutating func take() -> ByteBuffer? {
+            guard let part = parts.popFirst() else { return nil }
+            bytes -= part.readableBytes
+            return part
+        }
+
+        mutating func append(_ part: ByteBuffer) {
+            parts.append(part)
+            bytes += part.readableBytes
+        }
+
+        mutating func prepend(_ unwritten: CircularBuffer<ByteBuffer>) {
+            for part in unwritten.reversed() {
+                parts.prepend(part)
+                bytes += part.readableBytes
+            }
+        }
+
+        mutating func takeAll() -> CircularBuffer<ByteBuffer> {
+            defer {
+                parts.removeAll(keepingCapacity: true)
+                bytes = 0
+            }
+            return parts
+        }
+    }
+
+    /// The download's file while the event loop writes into it.
+    struct FileHandover {
+        var writer: FileWriter
+        /// True while a write runs outside the lock; parts that arrive meanwhile are held for it.
+        var isWriting = true
+    }
+
+    /// After the head: the parts, who waits for the next one, the paused socket, the file.
+    struct Streaming {
+        var held: Held
+        var bodyWaiter: BodyWaiter?
+        var pausedSocket: EventLoopPromise<Void>?
+        var file: FileHandover?
+    }
+
+    enum State {
+        case awaitingHead(waiter: HeadWaiter?, limit: Int)
+        case streaming(HTTPResponseHead, Streaming)
+        /// Ended well; the parts not read yet are still the reader's. `writing` is the file's
+        /// writer when the end came during a write: it hands the file back after it.
+        case finished(HTTPResponseHead, Held, writing: FileWriter?)
+        /// Ended badly; the parts kept are the reader's before the error.
+        case failed(Held, any Error, writing: FileWriter?)
+    }
+
+    private(set) var state: State
+
+    init(bufferedByteLimit: Int) {
+        state = .awaitingHead(waiter: nil, limit: max(1, bufferedByteLimit))
+    }
+
+    /// True once the response ended, well or badly.
+    var isComplete: Bool {
+        switch state {
+        case .awaitingHead, .streaming: return false
+        case .finished, .failed: return true
+        }
+    }
+
+    /// True while the socket is paused for a reader that fell behind.
+    var isHoldingSocket: Bool {
+        if case .streaming(_, let streaming) = state { return streaming.pausedSocket != nil }
+        return false
+    }
+
+    // MARK: The reader
+
+    /// The head, the error that ended the exchange, or nil when `waiter` must wait (kept).
+    mutating func waitForHead(_ waiter: HeadWaiter) -> Result<HTTPResponseHead, any Error>? {
+        switch state {
+        case .awaitingHead(_, let limit):
+            state = .awaitingHead(waiter: waiter, limit: limit)
+            return nil
+        case .streaming(let head, _), .finished(let head, _, _): return .success(head)
+        case .failed(_, let error, _): return .failure(error)
+        }
+    }
+
+    enum Take {
+        /// A part, and the paused socket to resume because the held bytes fell below the limit.
+        case part(ByteBuffer, resume: EventLoopPromise<Void>?)
+        case end
+        case failure(any Error)
+        /// Nothing yet: the waiter was kept (or, without one, the caller must come back with one).
+        case wait
+    }
+
+    /// The next part for the reader; with `waiter`, kept when nothing is there yet.
+    mutating func takePart(waiter: BodyWaiter? = nil) -> Take {
+        switch state {
+        case .awaitingHead: return .wait
+        case .streaming(let head, var streaming):
+            if let part = streaming.held.take() {
+                let resumed = streaming.held.bytes < streaming.held.limit ? streaming.pausedSocket : nil
+                if resumed != nil { streaming.pausedSocket = nil }
+                state = .streaming(head, streaming)
+                return .part(part, resume: resumed)
+            }
+            if let waiter { streaming.bodyWaiter = waiter }
+            state = .streaming(head, streaming)
+            return .wait
+        case .finished(let head, var held, let writing):
+            guard let part = held.take() else { return .end }
+            state = .finished(head, held, writing: writing)
+            return .part(part, resume: nil)
+        case .failed(var held, let error, let writing):
+            guard let part = held.take() else { return .failure(error) }
+            state = .failed(held, error, writing: writing)
+            return .part(part, resume: nil)
+        }
+    }
+
+    /// Lets up to `limit` bytes wait from now on; the paused socket to resume, if it may read again.
+    mutating func raiseLimit(to limit: Int) -> EventLoopPromise<Void>? {
+        switch state {
+        case .awaitingHead(let waiter, let current):
+            state = .awaitingHead(waiter: waiter, limit: max(current, limit))
+            return nil
+        case .streaming(let head, var streaming):
+            guard limit > streaming.held.limit else { return nil }
+            streaming.held.limit = limit
+            let resumed = streaming.held.bytes < limit ? streaming.pausedSocket : nil
+            if resumed != nil { streaming.pausedSocket = nil }
+            state = .streaming(head, streaming)
+            return resumed
+        case .finished, .failed:
+            return nil
+        }
+    }
+
+    /// Hands the file to the event loop: the parts held now, for `writer` to write, or nil when the
+    /// response already ended (the reader keeps its parts and writes them itself).
+    mutating func handOverFile(_ writer: FileWriter) -> CircularBuffer<ByteBuffer>? {
+        guard case .streaming(let head, var streaming) = state else { return nil }
+        streaming.file = FileHandover(writer: writer)
+        let parts = streaming.held.takeAll()
+        state = .streaming(head, streaming)
+        return parts
+    }
+
+    enum AfterWrite {
+        /// More parts arrived during the write: write them too.
+        case write(CircularBuffer<ByteBuffer>)
+        /// The file stays with the event loop; resume the paused socket, if any.
+        case keep(resume: EventLoopPromise<Void>?)
+        /// Hand the file back to `writer`'s task (nil when the failure already did); resume or fail the socket.
+        case handBack(FileWriter?, resume: EventLoopPromise<Void>?)
+    }
+
+    /// A turn of writes ended: `keepsFile` is false when the file must go back (the session or the
+    /// stall limit said so, or `failed`), `unwritten` the parts the turn did not write, which go
+    /// back in front of the held ones unless the write failed.
+    mutating func wroteParts(keepsFile: Bool, failed: Bool, unwritten: CircularBuffer<ByteBuffer>) -> AfterWrite {
+        switch state {
+        case .finished(let head, var held, .some(let writer)):
+            if !failed { held.prepend(unwritten) }
+            state = .finished(head, held, writing: nil)
+            return .handBack(writer, resume: nil)
+        case .failed(var held, let error, .some(let writer)):
+            if !failed { held.prepend(unwritten) }
+            state = .failed(held, error, writing: nil)
+            return .handBack(writer, resume: nil)
+        default:
+            break
+        }
+        guard case .streaming(let head, var streaming) = state, var file = streaming.file else {
+            return .handBack(nil, resume: nil)
+        }
+        if keepsFile, !streaming.held.parts.isEmpty {
+            let more = streaming.held.takeAll()
+            state = .streaming(head, streaming)
+            return .write(more)
+        }
+        if keepsFile {
+            file.isWriting = false
+            streaming.file = file
+        } else {
+            streaming.file = nil
+            if !failed { streaming.held.prepend(unwritten) }
+        }
+        let resumed = streaming.held.bytes < streaming.held.limit ? streaming.pausedSocket : nil
+        if resumed != nil { streaming.pausedSocket = nil }
+        state = .streaming(head, streaming)
+        return streaming.file == nil ? .handBack(file.writer, resume: resumed) : .keep(resume: resumed)
+    }
+
+    // MARK: AsyncHTTPClient, on the event loop
+
+    /// The head arrived; the reader waiting for it, to wake.
+    mutating func receivedHead(_ head: HTTPResponseHead) -> HeadWaiter? {
+        guard case .awaitingHead(let waiter, let limit) = state else { return nil }
+        state = .streaming(head, Streaming(held: Held(limit: limit)))
+        return waiter
+    }
+
+    enum Arrival {
+        /// Hand the part to the waiting reader.
+        case deliver(BodyWaiter)
+        /// Held for the reader; read on.
+        case held
+        /// Held, and the limit reached: AsyncHTTPClient waits on this promise before it reads on.
+        case pause(EventLoopPromise<Void>)
+        /// Write it into the handed-over file (whose writer is now busy).
+        case write(FileWriter)
+        /// The response already ended (a cancel raced the part): drop it.
+        case drop
+    }
+
+    /// A body part arrived; `makePromise` makes the promise a paused socket waits on.
+    mutating func receivedPart(_ part: ByteBuffer, makePromise: () -> EventLoopPromise<Void>) -> Arrival {
+        guard case .streaming(let head, var streaming) = state else { return .drop }
+        defer { state = .streaming(head, streaming) }
+        if var file = streaming.file, !file.isWriting {
+            file.isWriting = true
+            streaming.file = file
+            return .write(file.writer)
+        }
+        if let waiter = streaming.bodyWaiter {
+            streaming.bodyWaiter = nil
+            return .deliver(waiter)
+        }
+        streaming.held.append(Self.compacted(part))
+        guard streaming.held.bytes >= streaming.held.limit else { return .held }
+        let promise = makePromise()
+        streaming.pausedSocket = promise
+        return .pause(promise)
+    }
+
+    /// Whom to wake when the response ends or fails.
+    struct Ending {
+        var headWaiter: HeadWaiter?
+        var bodyWaiter: BodyWaiter?
+        var pausedSocket: EventLoopPromise<Void>?
+        /// The file to hand back now; nil when none was handed over, or a write is under way
+        /// (its writer hands the file back).
+        var fileWriter: FileWriter?
+    }
+
+    /// The response ended; nil when it had already ended. An end before any head is a failure
+    /// with `headlessError` (the connection closed before the response).
+    mutating func finished(headlessError: any Error) -> Ending? {
+        switch state {
+        case .awaitingHead(let waiter, _):
+            state = .failed(Held(limit: 1), headlessError, writing: nil)
+            return Ending(headWaiter: waiter)
+        case .streaming(let head, var streaming):
+            let (ending, writing) = Self.ending(&streaming)
+            state = .finished(head, streaming.held, writing: writing)
+            return ending
+        case .finished, .failed:
+            return nil
+        }
+    }
+
+    /// The response failed with `error`; nil when it had already ended. Held parts stay the
+    /// reader's (before the error) only when `keepingHeldParts`.
+    mutating func failed(_ error: any Error, keepingHeldParts: Bool) -> Ending? {
+        switch state {
+        case .awaitingHead(let waiter, _):
+            state = .failed(Held(limit: 1), error, writing: nil)
+            return Ending(headWaiter: waiter)
+        case .streaming(_, var streaming):
+            let (ending, writing) = Self.ending(&streaming)
+            state = .failed(keepingHeldParts ? streaming.held : Held(limit: 1), error, writing: writing)
+            return ending
+        case .finished, .failed:
+            return nil
+        }
+    }
+
+    /// Whom the end wakes, and the file's writer when a write is under way (it hands the file back).
+    private static func ending(_ streaming: inout Streaming) -> (Ending, writing: FileWriter?) {
+        var ending = Ending(bodyWaiter: streaming.bodyWaiter, pausedSocket: streaming.pausedSocket)
+        guard let file = streaming.file else { return (ending, nil) }
+        if file.isWriting { return (ending, file.writer) }
+        ending.fileWriter = file.writer
+        return (ending, nil)
+    }
+
+    /// `buffer`, or a copy of it when it is a small slice of a much larger storage.
+    ///
+    /// A part that waits in the read-ahead keeps its whole storage alive. Over TLS a part is often
+    /// a small slice (a TLS record's worth, or one HTTP/2 DATA frame of 8-16 KiB) of a buffer of
+    /// up to 512 KiB of decrypted bytes, so 8 MiB of waiting parts can hold far more than 8 MiB,
+    /// and the buffers they pin cannot be reused. Copying the small part costs less (BENCHMARKS.md,
+    /// "Large downloads over HTTP/2": faster over TLS, HTTP/1.1 and HTTP/2 alike).
+    static func compacted(_ buffer: ByteBuffer) -> ByteBuffer {
+        guard buffer.storageCapacity > 2 * buffer.readableBytes + 4096 else { return buffer }
+        var copy = ByteBufferAllocator().buffer(capacity: buffer.readableBytes)
+        copy.writeImmutableBuffer(buffer)
+        return copy
+    }
+}
+
+extension ResponseStreamStateMachine: Sendable where HeadWaiter: Sendable, BodyWaiter: Sendable, FileWriter: Sendable {}
+extension ResponseStreamStateMachine.State: Sendable
+where HeadWaiter: Sendable, BodyWaiter: Sendable, FileWriter: Sendable {}
+extension ResponseStreamStateMachine.Streaming: Sendable
+where HeadWaiter: Sendable, BodyWaiter: Sendable, FileWriter: Sendable {}
+extension ResponseStreamStateMachine.FileHandover: Sendable where FileWriter: Sendable {}
+extension ResponseStreamStateMachine.Held: Sendable {}

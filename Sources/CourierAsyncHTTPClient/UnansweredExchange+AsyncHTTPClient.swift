@@ -1,0 +1,68 @@
+import AsyncHTTPClient
+import CourierCore
+import NIOCore
+import NIOHTTP2
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension UnansweredExchange {
+    /// What `error`, which ended an exchange before its response head, says of it; nil for a
+    /// failure after which the request must not go out again. `cancelledByCourier` tells a
+    /// `cancelled` that Courier asked for (a caller's cancel, a deadline, a shutdown) from one
+    /// that AsyncHTTPClient reports for a request it handed to a connection a GOAWAY was closing.
+    init?(_ error: any Error, cancelledByCourier: Bool) {
+        if let error = error as? ChannelError, error == .ioOnClosedChannel {
+            self = .unsent
+        } else if let error = error as? HTTPClientError {
+            // Qualified: a bare `.cancelled` would match `CourierError.Code.cancelled` through
+            // CourierError's `~=` and never be true here.
+            switch error {
+            case HTTPClientError.cancelled where !cancelledByCourier: self = .unsent
+            case HTTPClientError.remoteConnectionClosed: self = .connectionClosed
+            default: return nil
+            }
+        } else if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
+            // A reset rather than a close: a server that drops an idle keep-alive connection
+            // with SO_LINGER 0, or a middlebox that forgot it, as the request arrives. curl and
+            // Go's transport send the request once more on a new connection, as after a close.
+            self = .connectionClosed
+        } else if let closed = error as? NIOHTTP2Errors.StreamClosed {
+            switch closed.errorCode {
+            case .refusedStream: self = .refused
+            case .cancel: self = .cancelled
+            default: return nil
+            }
+        } else {
+            return nil
+        }
+    }
+}
+
+extension HTTP2ErrorCode {
+    /// The code's name in RFC 9113 §7 (`REFUSED_STREAM`), or its number for one the RFC does not name.
+    var rfcName: String {
+        switch self {
+        case .noError: return "NO_ERROR"
+        case .protocolError: return "PROTOCOL_ERROR"
+        case .internalError: return "INTERNAL_ERROR"
+        case .flowControlError: return "FLOW_CONTROL_ERROR"
+        case .settingsTimeout: return "SETTINGS_TIMEOUT"
+        case .streamClosed: return "STREAM_CLOSED"
+        case .frameSizeError: return "FRAME_SIZE_ERROR"
+        case .refusedStream: return "REFUSED_STREAM"
+        case .cancel: return "CANCEL"
+        case .compressionError: return "COMPRESSION_ERROR"
+        case .connectError: return "CONNECT_ERROR"
+        case .enhanceYourCalm: return "ENHANCE_YOUR_CALM"
+        case .inadequateSecurity: return "INADEQUATE_SECURITY"
+        case .http11Required: return "HTTP_1_1_REQUIRED"
+        default: return "error code \(networkCode)"
+        }
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// REST verbs on a base URL, over a ``SessionManager`` (AFNetworking's `AFHTTPSessionManager`).
+///
+/// Which manager? This one, unless you build ``Request`` values yourself. An `HTTPSessionManager`
+/// turns a path and a ``RequestContent`` into a request (base URL, ``requestSerializer``, headers,
+/// timeout) and its response into a value (``responseSerializer`` or a `Decodable` type). It runs
+/// every request through its ``session``, the ``SessionManager`` underneath (AFNetworking's
+/// `AFURLSessionManager`), which owns the transport, redirects, retries, cookies, the cache,
+/// hooks and tasks; reach for that one to send a ``Request`` you made, or to hold a task handle.
+///
+/// Paths resolve against ``baseURL`` by RFC 3986, after AFNetworking's rule that a base URL
+/// with a path gets a trailing slash: with `http://h/v1`, `"get"` becomes `http://h/v1/get`
+/// and `"/get"` becomes `http://h/get`.
+///
+/// The verbs ``get``, ``head``, ``post``, ``put``, ``patch`` and ``delete`` are ``Verb`` values
+/// called like methods, so each takes the same arguments: parameters or a ``RequestContent``,
+/// headers, a `timeout`, progress handlers, and `as:` a `Decodable` type or nothing (then
+/// ``responseSerializer`` decodes, JSON by default, as AFNetworking does):
+///
+/// ```swift
+/// let found = try await manager.get("search", parameters: ["q": "swift"], as: [User].self)
+/// let created = try await manager.post("users", .json(newUser), as: User.self, timeout: .seconds(5))
+/// ```
+///
+/// Every verb ends in ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)``
+/// (any serializer) or ``stream(_:_:_:headers:timeout:acceptableStatusCodes:isolation:)`` (the body
+/// unread), and every request in ``request(_:_:_:headers:timeout:)``.
+public final class HTTPSessionManager: Sendable {
+    /// The URL that paths resolve against, already given its trailing slash; nil when every path is absolute.
+    public let baseURL: URL?
+    /// The session that runs the tasks (transport, hooks, tasks, shutdown).
+    public let session: SessionManager
+
+    private let serializers: NIOLockedValueBox<Serializers>
+
+    private struct Serializers {
+        var request: any RequestSerializer = HTTPRequestSerializer()
+        var response: any ResponseSerializer = JSONResponseSerializer()
+    }
+
+    /// Makes a manager on a new ``SessionManager`` sending through `transport` (the `Courier`
+    /// module adds one whose transport defaults to `AsyncHTTPClientTransport.shared`). Drop it
+    /// when done; see ``SessionManager`` for the lifetime rules.
+    public convenience init(
+        baseURL: URL? = nil, configuration: SessionManager.Configuration = SessionManager.Configuration(),
+        transport: any Transport, interceptor: (any RequestInterceptor)? = nil,
+        eventMonitors: [any EventMonitor] = []
+    ) {
+        let session = SessionManager(
+            configuration: configuration, transport: transport, interceptor: interceptor, eventMonitors: eventMonitors)
+        self.init(baseURL: baseURL, session: session)
+    }
+
+    /// Makes a manager on an existing session.
+    public init(baseURL: URL?, session: SessionManager) {
+        self.baseURL = baseURL.map(Self.withTrailingSlash)
+        self.session = session
+        self.serializers = NIOLockedValueBox(Serializers())
+    }
+
+    /// Builds every request (an ``HTTPRequestSerializer`` unless set).
+    public var requestSerializer: any RequestSerializer {
+        get { serializers.withLockedValue { $0.request } }
+        set { serializers.withLockedValue { $0.request = newValue } }
+    }
+
+    /// Decodes every response of the verbs called without `as:` (a ``JSONResponseSerializer`` unless set).
+    public var responseSerializer: any ResponseSerializer {
+        get { serializers.withLockedValue { $0.response } }
+        set { serializers.withLockedValue { $0.response = newValue } }
+    }
+
+    /// Cancels the session's running tasks and waits for them to end (``SessionManager/shutdown()``);
+    /// not needed before dropping the manager.
+    /// - Throws: as ``SessionManager/shutdown()``.
+    public func shutdown() async throws {
+        try await session.shutdown()
+    }
+
+    // MARK: Building requests
+
+    /// AFNetworking's rule: a base URL with a non-empty path that does not end in `/` gets one,
+    /// so relative paths extend it instead of replacing its last segment.
+    static func withTrailingSlash(_ url: URL) -> URL {
+        let absolute = url.absoluteString
+        guard !url.path.isEmpty, !absolute.hasSuffix("/") else { return url }
+        if url.query == nil && url.fragment == nil, let slashed = URL(string: absolute + "/") { return slashed }
+        return url.appendingPathComponent("")
+    }
+
+    /// The absolute URL for `path` (a path relative to ``baseURL``, or an absolute URL string).
+    /// - Throws: ``CourierError`` `.invalidURL` quoting `path` when it is not a URL reference
+    ///   or resolves to no absolute http(s) URL.
+    public func url(for path: String) throws -> URL {
+        let resolved = baseURL.map { URL(string: path, relativeTo: $0)?.absoluteURL } ?? URL(string: path)
+        guard let resolved, resolved.scheme != nil, resolved.host != nil else {
+            let base = baseURL.map { " against \($0.absoluteString)" } ?? " (there is no base URL)"
+            throw CourierError(
+                .invalidURL, "\"\(path)\" does not resolve to an absolute URL\(base)", offendingInput: path)
+        }
+        return resolved
+    }
+
+    /// The request a verb sends, built in this one place: the serializer's timeout and cookie
+    /// options, `headers` (they win over the serializer's default headers), `content` (nil or
+    /// `.parameters` through ``requestSerializer``, else its body with its `Content-Type` unless
+    /// `headers` name one), `timeout` over the serializer's, and credentials in the URL moved into
+    /// a Basic `Authorization` header, as ``HTTPRequestSerializer/makeRequest(method:urlString:)`` does.
+    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader`, the serializer's error, or
+    ///   `content`'s (see ``RequestContent``).
+    public func request(
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent? = nil, headers: [String: String] = [:],
+        timeout: Duration? = nil
+    ) throws -> Request {
+        let serializer = requestSerializer
+        let http = Self.httpSerializer(in: serializer)
+        var request = Request(
+            method: method, url: try url(for: path), timeoutInterval: http?.timeoutInterval,
+            httpShouldHandleCookies: http?.httpShouldHandleCookies ?? true)
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            try request.setValue(value, forHTTPHeaderField: name)
+        }
+        if let encoded = try content?.encodedBody(for: method, path: path) {
+            if let http {
+                try http.applyDefaultHeaders(to: &request)
+            } else {
+                request = try serializer.serialize(request, parameters: nil)
+            }
+            request.body = encoded.body
+            let namesType = headers.keys.contains { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }
+            if let contentType = encoded.contentType, !namesType {
+                try request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            }
+            if let length = encoded.contentLength { request.headerFields[.contentLength] = String(length) }
+        } else {
+            request = try serializer.serialize(request, parameters: content?.serializerParameters)
+        }
+        request = request.movingURLCredentialsToAuthorization()
+        if let timeout { request.timeoutInterval = timeout.seconds }
+        return request
+    }
+
+    /// The ``HTTPRequestSerializer`` that holds `serializer`'s options and default headers:
+    /// itself, or the one inside an ``HTTPBasedRequestSerializer``; nil for other serializers.
+    static func httpSerializer(in serializer: any RequestSerializer) -> HTTPRequestSerializer? {
+        if let http = serializer as? HTTPRequestSerializer { return http }
+        return (serializer as? any HTTPBasedRequestSerializer)?.httpSerializer
+    }
+
+    // MARK: The generic path
+
+    /// `method path` with `content`, the response run through `serializer`: where every verb ends.
+    /// It starts on the caller's actor (`isolation`, SE-0420; never passed by hand) and writes
+    /// `content` there before its first suspension; the exchange and the decoding run off it.
+    /// - Throws: ``CourierError`` from building (see ``request(_:_:_:headers:timeout:)``) or
+    ///   sending, `.timedOut` past `timeout`, or the serializer's error.
+    public func send<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent? = nil, headers: [String: String] = [:],
+        timeout: Duration? = nil, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> DataResponse<Serializer.SerializedObject> {
+        let request = try request(method, path, content, headers: headers, timeout: timeout)
+        return try await perform(
+            request, kind: content?.taskKind ?? .data, serializer: serializer, uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
+    }
+
+    /// Nonisolated, unlike ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)``:
+    /// from here on, decoding included, the work runs off the caller's actor.
+    func perform<Serializer: ResponseSerializer>(
+        _ request: Request, kind: SessionTask.Kind, serializer: Serializer, uploadProgress: ProgressHandler?,
+        downloadProgress: ProgressHandler?
+    ) async throws -> DataResponse<Serializer.SerializedObject> {
+        guard kind == .upload else {
+            return try await session.data(
+                for: request, serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress
+            )
+        }
+        let task = session.uploadTask(
+            withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
+        task.resume()
+        return try await task.response().serialized(by: serializer)
+    }
+
+    /// The completion-handler form of the generic path: builds the request (a failure goes to
+    /// `completion`, and no task is made), runs it as a data or an upload task as `content` says,
+    /// and hands `completion` the response run through `serializer`.
+    func start<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent?, headers: [String: String],
+        timeout: Duration?, serializer: Serializer, uploadProgress: ProgressHandler?,
+        downloadProgress: ProgressHandler?,
+        completion: @escaping @Sendable (Result<DataResponse<Serializer.SerializedObject>, CourierError>) -> Void
+    ) -> SessionTask? {
+        let request: Request
+        do {
+            request = try self.request(method, path, content, headers: headers, timeout: timeout)
+        } catch {
+            completion(.failure(Self.asCourierError(error, path: path)))
+            return nil
+        }
+        let task =
+            content?.taskKind == .upload
+            ? session.uploadTask(
+                withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
+            : session.dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        Task {
+            let outcome = await task.outcome()
+            completion(
+                outcome.flatMap { response in
+                    Result { try response.serialized(by: serializer) }.mapError { Self.asCourierError($0, path: path) }
+                })
+        }
+        task.resume()
+        return task
+    }
+
+    /// ``responseSerializer`` as read now, for the verbs called without `as:`.
+    var configuredSerializer: ErasedResponseSerializer { ErasedResponseSerializer(responseSerializer) }
+
+    /// The serializer of the verbs called with `as:`; `decoder` is shared, never changed.
+    static func decoding<Value: Decodable & Sendable>(_ type: Value.Type, with decoder: JSONDecoder)
+        -> DecodableResponseSerializer<Value>
+    {
+        DecodableResponseSerializer(type, makeDecoder: { decoder })
+    }
+
+    static func asCourierError(_ error: any Error, path: String) -> CourierError {
+        if let error = error as? CourierError { return error }
+        return CourierError(
+            .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path,
+            underlyingError: error)
+    }
+
+    // MARK: Streams
+
+    /// The statuses a stream accepts unless told otherwise: 200–299, as the buffered verbs'
+    /// default response serializers.
+    public static let defaultStreamStatusCodes: Set<Int> = Set(200..<300)
+
+    /// `method path` with `content`, returned once the final head is in with its body unread
+    /// (``StreamedResponse``: `body`, `lines()`, `serverSentEvents()`, `jsonLines(of:)`), through
+    /// ``SessionManager/stream(_:)``: redirects, cookies, the interceptor and the hooks apply as for
+    /// the buffered verbs. Nothing is decoded; the status is checked against `acceptableStatusCodes`
+    /// (nil accepts any, for reading an error's body). Starts on the caller's actor as
+    /// ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)`` does.
+    /// - Throws: ``CourierError`` from building or sending, and `.unacceptableStatusCode` with the
+    ///   head for a status outside `acceptableStatusCodes` (the body is then left unread and the
+    ///   exchange closed).
+    public func stream(
+        _ method: HTTPMethod, _ path: String, _ content: RequestContent? = nil, headers: [String: String] = [:],
+        timeout: Duration? = nil, acceptableStatusCodes: Set<Int>? = defaultStreamStatusCodes,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> StreamedResponse {
+        let request = try request(method, path, content, headers: headers, timeout: timeout)
+        let response = try await session.stream(request)
+        guard let acceptableStatusCodes else { return response }
+        return try response.validate(statusCodes: acceptableStatusCodes)
+    }
+
+    /// The server-sent events of `GET path`, reconnecting as a browser's `EventSource` does
+    /// (``SessionManager/eventSource(for:options:)``). Nothing is sent until the first `next()`.
+    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader` or the request serializer's
+    ///   error when the request cannot be built; the sequence throws as ``ServerSentEventSource``.
+    public func eventSource(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        options: ServerSentEventSource.Options = .init()
+    ) throws -> ServerSentEventSource {
+        let request = try request(.get, path, parameters.map(RequestContent.parameters), headers: headers)
+        return session.eventSource(for: request, options: options)
+    }
+
+    // MARK: Downloads
+
+    /// Downloads `GET path` into the file `destination`, with every option of
+    /// ``SessionManager/download(_:to:partialFile:options:progress:)`` (``DownloadOptions/resumesPartialFile`` included).
+    /// - Throws: ``CourierError`` from building or sending, `.timedOut` past `timeout`;
+    ///   `.downloadDestinationExists` and `.downloadFailed` for a destination that exists or whose
+    ///   directory does not, before anything is fetched.
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil
+    ) async throws -> SessionResponse {
+        let request = try request(
+            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
+        return try await session.download(request, to: destination, options: options, progress: progress)
+    }
+
+    /// Downloads `GET path` to where `destination` says once the response is known.
+    /// - Throws: as ``download(_:parameters:headers:timeout:to:options:progress:)``.
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        options: DownloadOptions = [], progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
+    ) async throws -> SessionResponse {
+        let request = try request(
+            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
+        return try await session.download(request, options: options, progress: progress, destination: destination)
+    }
+
+    /// Downloads `GET path` into `destination`; `completion` receives the response with its
+    /// ``SessionResponse/fileURL``, or the error. Returns the running task, or nil when the request
+    /// could not be built or the destination is refused (`completion` then has the error).
+    @discardableResult
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<SessionResponse, CourierError>) -> Void
+    ) -> SessionTask? {
+        let task: SessionTask
+        do {
+            let request = try request(
+                .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
+            task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
+        } catch {
+            completion(.failure(Self.asCourierError(error, path: path)))
+            return nil
+        }
+        Task { completion(await task.outcome()) }
+        task.resume()
+        return task
+    }
+}

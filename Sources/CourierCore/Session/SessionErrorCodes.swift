@@ -1,0 +1,52 @@
+/// The codes of the session layer: what happens between attempts, and where a response goes.
+extension CourierError.Code {
+    /// A task was redirected more times than its ``RedirectPolicy`` allows.
+    ///
+    /// Thrown by ``RedirectPolicy`` when the session asks it about one redirect too many.
+    public static let tooManyRedirects = CourierError.Code("tooManyRedirects")
+
+    /// A redirect's `Location` is not a usable http or https URL.
+    ///
+    /// Thrown by ``RedirectPolicy``.
+    public static let invalidRedirectLocation = CourierError.Code("invalidRedirectLocation")
+
+    /// A buffered response grew past the session's cap; download tasks stream to disk instead.
+    ///
+    /// Thrown by data and upload tasks while the body arrives.
+    public static let responseTooLarge = CourierError.Code("responseTooLarge")
+
+    /// A file operation of a download failed (temporary file, moving into place).
+    ///
+    /// Thrown by download tasks.
+    public static let downloadFailed = CourierError.Code("downloadFailed")
+
+    /// A download's destination already exists and `removePreviousFile` was not given.
+    ///
+    /// Thrown by download tasks when they move the finished file into place.
+    public static let downloadDestinationExists = CourierError.Code("downloadDestinationExists")
+
+    /// Resume data that cannot be decoded, or that does not match the server's answer.
+    ///
+    /// Thrown by ``ResumeData``'s coding and by a resumed download whose server answers with
+    /// another range or no validator.
+    public static let invalidResumeData = CourierError.Code("invalidResumeData")
+
+    /// A request adapter failed; the underlying error is the adapter's.
+    ///
+    /// Thrown by a task whose ``RequestInterceptor`` threw while adapting a request. A
+    /// ``CourierError`` thrown by the adapter passes through unchanged instead.
+    public static let requestAdaptationFailed = CourierError.Code("requestAdaptationFailed")
+
+    /// A closure of the caller's (a session hook, a download destination) threw; the error it
+    /// threw is the ``CourierError/underlyingError``.
+    ///
+    /// A ``CourierError`` thrown by such a closure passes through unchanged instead.
+    public static let hookFailed = CourierError.Code("hookFailed")
+
+    /// An `Encodable` request body that its encoder refused (a NaN in JSON, an unsupported value).
+    ///
+    /// Thrown by the verbs of ``HTTPSessionManager`` for ``RequestContent/json(_:encoder:)`` and
+    /// ``RequestContent/form(_:encoder:)`` content; the
+    /// message names the key path and the encoder's error is the underlying error.
+    public static let encodingFailed = CourierError.Code("encodingFailed")
+}

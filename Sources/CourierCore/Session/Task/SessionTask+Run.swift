@@ -1,0 +1,314 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// The run of a task: a loop that does the I/O of each attempt (adapt, send, follow, retry,
+/// read) and asks ``AttemptPolicy`` what comes next. The task's shared state is in its
+/// ``TaskStateMachine``; the loop's own is an ``AttemptHistory`` that no other thread sees.
+extension SessionTask {
+    /// Runs the transfer to its outcome and delivers it; nil when the outcome was already
+    /// delivered (it cannot be, but a second outcome is dropped).
+    ///
+    /// Every task runs here: on the caller's Swift task for an awaited one (``response()``), on a
+    /// task of its own for ``resume()``. The state machine alone says whether to stop:
+    /// cancelling the calling Swift task cancels the task through it, and a stop reaches the
+    /// exchange through its ``ExchangeCancellation``, a paused reader through its wake-up, and an
+    /// interceptor, a hook or a retry delay through ``untilStopped(_:)``.
+    ///
+    /// The deadline is the task's only clock: one timer on an event loop (none when there is no
+    /// deadline), which stops the transfer through the state machine unless the outcome is
+    /// already being delivered; the transfer then unwinds and the machine reports `.timedOut`.
+    /// A timer rather than a racing child task: arming and cancelling it costs no task and no
+    /// thread hop.
+    ///
+    /// `hooks` are the session's hooks as the task starts, read once: the attempts, the
+    /// response and the body all use these.
+    func run(deadline: RequestDeadline?, hooks: SessionHooks) async -> Result<SessionResponse, CourierError>? {
+        let timer = deadline.map { deadline in
+            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
+                self.deadlinePassed()
+            }
+        }
+        var observer = TaskObserver(instruments: manager.instruments, taskIdentifier: identifier)
+        var history = AttemptHistory(request: originalRequest)
+        let result: Result<SessionResponse, CourierError>
+        do {
+            result = .success(
+                try await withTaskCancellationHandler {
+                    try await perform(deadline: deadline, hooks: hooks, history: &history, observer: &observer)
+                } onCancel: {
+                    self.cancel()
+                })
+        } catch {
+            result = .failure(courierError(error, url: currentRequest.url))
+        }
+        timer?.cancel()
+        if case .failure(let error) = result, error.code == .timedOut, let deadline,
+            NIODeadline.now() >= deadline.instant
+        {
+            // A transport that enforces the deadline it was told (ScriptedTransport and
+            // URLSessionTransport do; AsyncHTTPClientTransport no longer does) can run out a
+            // moment before the timer above: it is this deadline all the same, reported with the
+            // stage. Goes once no transport keeps a timer for the told deadline.
+            deadlinePassed()
+        }
+        observer.finish(result)
+        guard case .failure(var error) = result else { return finish(result) }
+        // Only failures pay for the copy; a response carries its metrics already.
+        error.metrics = observer.metrics()
+        return finish(.failure(error), stage: observer.stage, resumeData: history.resumeData)
+    }
+
+    /// An error as the task reports it: a ``CourierError`` as it is (transports, interceptors
+    /// and hooks word their own), anything else as `.transportFailed` around it. Whether the
+    /// task was cancelled or ran out of time is the state machine's to say, not this.
+    func courierError(_ error: any Error, url: URL) -> CourierError {
+        if let error = error as? CourierError { return error }
+        if error is CancellationError { return cancelledError() }
+        let target = url.absoluteString
+        return CourierError(
+            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
+            underlyingError: error)
+    }
+
+    @inline(__always)  // One caller; a frame less per task.
+    private func perform(
+        deadline: RequestDeadline?, hooks: SessionHooks, history state: inout AttemptHistory,
+        observer: inout TaskObserver
+    ) async throws -> SessionResponse {
+        while true {
+            try await waitWhileSuspended()
+            if state.needsAdapting, let adapter = manager.interceptor { try await adapt(&state, with: adapter) }
+            var outgoing = try prepareAttempt(&state)
+            let recorder = observer.beginAttempt(&outgoing)
+            let reportsUpload = !outgoing.body.isEmpty && (uploadProgressHandler != nil || kind == .upload)
+            let sent: TransportResponse
+            do {
+                sent = try await send(
+                    outgoing, reportsUpload: reportsUpload, deadline: deadline, recorder: recorder,
+                    readsBodyIncrementally: readsBodyIncrementally(hooks))
+            } catch {
+                let failure = courierError(error, url: outgoing.url)
+                observer.attemptFailed(failure)
+                if let pause = AttemptPolicy.resendPause(
+                    after: failure, sent: outgoing, history: &state, isStopping: isStopping)
+                {
+                    // A stop ends the pause; the next turn of the loop then unwinds.
+                    if pause > .zero { try? await untilStopped { try await Task.sleep(for: pause) } }
+                    observer.nextReason = .retry
+                    continue
+                }
+                let step = AttemptPolicy.afterFailure(
+                    failure, sent: outgoing, settings: settings(hooks), isStopping: isStopping)
+                if case .consultRetrier = step,
+                    try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
+                {
+                    observer.nextReason = .retry
+                    continue
+                }
+                throw failure
+            }
+
+            let head = sent.head
+            observer.attemptAnswered(head)
+            let settings = settings(hooks)
+            var step = AttemptPolicy.afterResponse(
+                head, sent: outgoing, history: state, settings: settings, isStopping: isStopping)
+            if case .redirect(let proposed) = step {
+                if let next = try await agreedRedirect(proposed, response: head, hooks: hooks) {
+                    await Self.drain(sent.body)
+                    observer.attemptBodyEnded(decodedBytes: nil, head: head)
+                    observer.nextReason = .redirect
+                    state.redirected(to: next)
+                    continue
+                }
+                step = AttemptPolicy.afterDeclinedRedirect(
+                    head, sent: outgoing, settings: settings, isStopping: isStopping)
+            }
+            switch step {
+            case .consultRetrier:
+                if try await retryAfterAsking(outgoing, response: head, error: nil, state: &state) {
+                    await Self.drain(sent.body)
+                    observer.attemptBodyEnded(decodedBytes: nil, head: head)
+                    observer.nextReason = .retry
+                    continue
+                }
+            case .fail(let error):
+                throw error
+            case .redirect, .deliver:
+                break
+            }
+            if reportsUpload { finishUpload() }
+            return try await deliver(
+                sent, request: outgoing, hooks: hooks, resumeData: &state.resumeData, observer: &observer)
+        }
+    }
+
+    private var isStopping: Bool { machine.withLockedValue { $0.isStopping } }
+
+    private func settings(_ hooks: SessionHooks) -> FollowUpSettings {
+        FollowUpSettings(
+            redirectPolicy: overrides.redirectPolicy ?? manager.configuration.redirectPolicy,
+            hasRetrier: overrides.retrier != nil || manager.interceptor != nil,
+            canProvideNewBody: hooks.needNewBodyStream != nil)
+    }
+
+    /// Hands the attempt's request to the interceptor's adapter.
+    /// - Throws: the adapter's ``CourierError`` as it is, any other error as `.requestAdaptationFailed`.
+    private func adapt(_ state: inout AttemptHistory, with adapter: any RequestInterceptor) async throws {
+        let request = state.request
+        do {
+            state.adapted(to: try await untilStopped { try await adapter.adapt(request) })
+        } catch let error as CourierError {
+            // Typed already (an AuthenticationInterceptor's failed refresh, say): the task
+            // fails with it as it is, as with a hook's CourierError.
+            throw error
+        } catch {
+            throw CourierError(
+                .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
+                offendingInput: request.url.absoluteString, underlyingError: error)
+        }
+    }
+
+    /// Adds resume headers to the (adapted) request: the request that goes out. Not async, so
+    /// an attempt without an adapter pays for no extra async call.
+    private func prepareAttempt(_ state: inout AttemptHistory) throws -> Request {
+        let resumeData = download?.resumeData
+        let outgoing = try AttemptPolicy.outgoing(state.request, resuming: resumeData)
+        // While what goes out is still the original request, storing it again would only copy it.
+        if !state.sendsOriginal || resumeData != nil {
+            machine.withLockedValue { $0.send(outgoing) }
+        }
+        return outgoing
+    }
+
+    /// Sends one attempt; the exchange registers its cancel action with this task, which stops
+    /// it when the task is cancelled or runs out of time (see ``TaskStateMachine/Stop``).
+    @inline(__always)  // One caller; a frame less per attempt.
+    private func send(
+        _ outgoing: Request, reportsUpload: Bool, deadline: RequestDeadline?, recorder: ExchangeRecorder,
+        readsBodyIncrementally: Bool
+    ) async throws -> TransportResponse {
+        var uploadReporter: (@Sendable (Int64) -> Void)?
+        if reportsUpload {
+            let bodyLength = outgoing.body.contentLength
+            uploadReporter = { [weak self] sent in self?.reportUpload(completed: sent, total: bodyLength) }
+        }
+        let context = ExchangeContext(
+            deadline: deadline?.instant, uploadProgress: uploadReporter,
+            cancellation: ExchangeCancellation(target: self), recorder: recorder,
+            readAheadLimit: overrides.readAheadLimit ?? (download == nil ? nil : TaskOverrides.downloadReadAheadLimit),
+            readsBodyIncrementally: readsBodyIncrementally)
+        return try await manager.sendHandlingCookies(
+            outgoing, context: context, cache: cacheParticipation(for: outgoing))
+    }
+
+    /// Whether the body goes to a reader as it arrives: a download, a stream, or a data task
+    /// whose `didReceiveResponse` hook may turn it into a download once the head is in, which is
+    /// too late to choose the protocol.
+    private func readsBodyIncrementally(_ hooks: SessionHooks) -> Bool {
+        download != nil || streamHandoff != nil || hooks.didReceiveResponse != nil
+    }
+
+    /// The redirect's next request once the hooks agree, or nil when one declined it.
+    /// - Throws: the need-new-body-stream hook's error, as ``CourierError/Code/hookFailed``.
+    private func agreedRedirect(_ proposed: Request, response: ResponseHead, hooks: SessionHooks) async throws
+        -> Request?
+    {
+        var next = proposed
+        if let willRedirect = hooks.willPerformRedirection {
+            let proposed = next
+            guard let changed = try await untilStopped({ await willRedirect(self, response, proposed) }) else {
+                return nil
+            }
+            next = changed
+        }
+        if !next.body.isEmpty, let needNewBody = hooks.needNewBodyStream {
+            do {
+                let request = next
+                next.body = try await untilStopped { try await needNewBody(self, request) }
+            } catch  where !isStopping {
+                throw CourierError.hookFailed(
+                    error, "the need-new-body-stream hook for \(next.url.absoluteString) threw")
+            }
+        }
+        next = AttemptPolicy.redirectTarget(next, resuming: download?.resumeData != nil)
+        for monitor in manager.eventMonitors { monitor.task(self, willRedirectTo: next, response: response) }
+        return next
+    }
+
+    /// Asks the task's own retrier, then (when it declines) the manager's; when one says retry,
+    /// waits out the delay (through the injectable sleeper) and returns true.
+    /// - Throws: `.cancelled` when the task is stopped during the delay.
+    private func retryAfterAsking(
+        _ request: Request, response: ResponseHead?, error: CourierError?, state: inout AttemptHistory
+    ) async throws -> Bool {
+        guard !isStopping else { return false }
+        var answer = RetryDecision.doNotRetry
+        let retriers: [(any RequestRetrier)?] = [overrides.retrier, manager.interceptor]
+        let retryCount = state.retryCount
+        for retrier in retriers {
+            guard let retrier, answer == .doNotRetry else { continue }
+            answer = try await untilStopped {
+                await retrier.retry(request, response: response, error: error, retryCount: retryCount)
+            }
+        }
+        guard let delay = AttemptPolicy.retryDelay(answer) else { return false }
+        for monitor in manager.eventMonitors { monitor.task(self, willRetry: request, after: delay) }
+        state.retrying()
+        if delay > .zero {
+            let sleeper = manager.configuration.sleeper
+            do {
+                try await untilStopped { try await sleeper(delay) }
+            } catch {
+                throw cancelledError()
+            }
+        }
+        return true
+    }
+
+    /// The final response: hands its head to the did-receive-response hook, then reads the body
+    /// into memory or a file.
+    @inline(__always)  // One caller; a frame less per task.
+    private func deliver(
+        _ sent: TransportResponse, request: Request, hooks: SessionHooks, resumeData: inout ResumeData?,
+        observer: inout TaskObserver
+    ) async throws -> SessionResponse {
+        let head = sent.head
+        machine.withLockedValue { $0.receive(head) }
+        var download = self.download
+        if let didReceiveResponse = hooks.didReceiveResponse {
+            switch try await untilStopped({ await didReceiveResponse(self, head) }) {
+            case .allow:
+                break
+            case .cancel:
+                throw cancelledError()
+            case .becomeDownload(let options, let destination):
+                download = DownloadParameters(options: options, destination: destination, resumeData: nil)
+                // The exchange began with a data task's read-ahead; a file writer gains from a download's.
+                if overrides.readAheadLimit == nil { sent.readAhead.raise(to: TaskOverrides.downloadReadAheadLimit) }
+            }
+        }
+        if let streamHandoff {
+            // A stream: the task is done once the head is in, and the caller reads the body.
+            try beginDelivering()
+            streamHandoff.hand(sent.body)
+            return SessionResponse(request: request, response: head, metrics: observer.metrics())
+        }
+        // The manager's configuration is read field by field: a copy of the whole value would
+        // retain and release each of its references on every task.
+        if let download {
+            let (fileURL, received) = try await receiveFile(
+                sent.body, head: head, request: request, download: download, resumable: !sent.bodyIsDecoded,
+                temporaryDirectory: manager.configuration.temporaryDirectory, didReceiveData: hooks.didReceiveData,
+                resumeData: &resumeData)
+            observer.attemptBodyEnded(decodedBytes: received, head: head)
+            return SessionResponse(request: request, response: head, fileURL: fileURL, metrics: observer.metrics())
+        }
+        let data = try await receiveData(
+            sent.body, head: head, request: request, cap: manager.configuration.maximumBufferedResponseSize,
+            didReceiveData: hooks.didReceiveData)
+        observer.attemptBodyEnded(decodedBytes: Int64(data.count), head: head)
+        return SessionResponse(request: request, response: head, data: data, metrics: observer.metrics())
+    }
+}

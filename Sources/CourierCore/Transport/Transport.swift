@@ -1,0 +1,149 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Sends one HTTP exchange: a ``Request`` out, a response head and a streamed body back.
+///
+/// This is the whole boundary between a ``SessionManager`` and the network: everything the
+/// session needs from a transport is in this protocol's types, so a custom transport (or
+/// CourierTesting's `ScriptedTransport`) gets the same deadlines, cancellation, progress and
+/// run path as the default `AsyncHTTPClientTransport`.
+///
+/// A transport follows no redirects and retries nothing; the session layer does both, so a
+/// transport only has to move bytes. Every exchange registers its cancel action with
+/// ``ExchangeContext/cancellation`` as soon as it exists, and the action stops it wherever it
+/// is, response body included: a session stops its tasks that way, never by cancelling the
+/// caller's Swift task. Cancelling the calling Swift `Task` cancels the exchange too, and so does
+/// dropping the response body before it is fully read.
+public protocol Transport: Sendable {
+    /// What the session may rely on; read once, when a manager is made.
+    var capabilities: TransportCapabilities { get }
+
+    /// Sends `request` and returns once the response head has arrived.
+    ///
+    /// The body is produced from a fresh ``RequestBody/makeChunks()`` for every call, so a
+    /// replayable body can be sent again. `context` carries the exchange's deadline, where to
+    /// report upload progress, and the handle to register the exchange's cancel action with.
+    /// - Throws: ``CourierError`` (`.cancelled`, `.timedOut`, `.connectionFailed`,
+    ///   `.transportFailed`, or a body error such as `.bodyNotReplayable`). Any other error is
+    ///   reported by the session as `.transportFailed`, with the error as its underlying error.
+    func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse
+
+    /// Closes connections and releases resources; sends after this fail.
+    /// - Throws: ``CourierError`` `.transportFailed` when the underlying client does not shut down cleanly.
+    func shutdown() async throws
+}
+
+extension Transport {
+    /// No default deadline.
+    public var capabilities: TransportCapabilities { TransportCapabilities() }
+
+    /// Sends `request` on its own, outside a session: the deadline is the request's
+    /// ``Request/timeoutInterval``, else ``TransportCapabilities/defaultTimeout``. As a session
+    /// does, this call owns the deadline's one timer, which stops the exchange through its
+    /// ``ExchangeCancellation`` when the deadline passes before the body has ended.
+    /// - Throws: ``CourierError`` as ``send(_:context:)``; `.timedOut` once the deadline stopped
+    ///   the exchange (the body's iterator throws it too).
+    public func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)? = nil) async throws
+        -> TransportResponse
+    {
+        let cancellation = ExchangeCancellation()
+        let context = ExchangeContext(
+            for: request, defaultTimeout: capabilities.defaultTimeout, uploadProgress: uploadProgress,
+            cancellation: cancellation)
+        guard let deadline = context.deadline else { return try await send(request, context: context) }
+        let timer = DeadlineTimer(deadline: deadline, cancellation: cancellation, url: request.url)
+        do {
+            var response = try await send(request, context: context)
+            response.body = timer.watching(response.body)
+            return response
+        } catch {
+            throw timer.stop(error)
+        }
+    }
+}
+
+/// The one timer of a transport called outside a session: it cancels the exchange through its
+/// handle at the deadline, and words what that cancel ends in as `.timedOut`.
+private final class DeadlineTimer: Sendable {
+    private let task: Task<Void, any Error>
+    private let fired = NIOLockedValueBox(false)
+    private let url: URL
+
+    init(deadline: NIODeadline, cancellation: ExchangeCancellation, url: URL) {
+        self.url = url
+        let fired = fired
+        task = Task {
+            let wait = deadline - .now()
+            if wait.nanoseconds > 0 { try await Task.sleep(for: .nanoseconds(wait.nanoseconds)) }
+            fired.withLockedValue { $0 = true }
+            cancellation.cancel()
+        }
+    }
+
+    /// Stops the timer; `error` as the caller sees it: `.timedOut` when the timer stopped the exchange.
+    func stop(_ error: any Error) -> any Error {
+        task.cancel()
+        guard fired.withLockedValue({ $0 }), (error as? CourierError)?.code == .cancelled else { return error }
+        let target = url.absoluteString
+        return CourierError(
+            .timedOut, "the request to \(target) ran out of time", offendingInput: target, underlyingError: error)
+    }
+
+    /// `body`, with the timer stopped once it ends or fails (its file writer kept).
+    func watching(_ body: BodyChunks) -> BodyChunks {
+        BodyChunks(
+            makeIterator: {
+                var iterator = body.makeAsyncIterator()
+                return BodyChunks.AsyncIterator {
+                    do {
+                        guard let chunk = try await iterator.next() else {
+                            self.task.cancel()
+                            return nil
+                        }
+                        return chunk
+                    } catch {
+                        throw self.stop(error)
+                    }
+                }
+            }, fileWriter: body.fileWriter)
+    }
+}
+
+/// What a session may rely on a ``Transport`` for.
+public struct TransportCapabilities: Sendable, Hashable {
+    /// The whole-exchange time limit the transport applies when a request sets no
+    /// ``Request/timeoutInterval``; nil for none. A session applies it to the whole task.
+    public var defaultTimeout: Duration?
+
+    /// Makes a description; by default no deadline.
+    public init(defaultTimeout: Duration? = nil) {
+        self.defaultTimeout = defaultTimeout
+    }
+}
+
+/// A response head and its body, still streaming.
+public struct TransportResponse: Sendable {
+    /// The status line and headers.
+    public var head: ResponseHead
+    /// The body bytes as they arrive; iterate once. Dropping it early cancels the exchange.
+    public var body: BodyChunks
+    /// True when the transport undid the response's content coding (`Content-Encoding`), so the
+    /// body's bytes are not the ones a `Range` request counts: the session then keeps nothing
+    /// of a download for resuming it.
+    public var bodyIsDecoded: Bool
+    /// How the reader raises the exchange's read-ahead after the head (see ``ReadAheadControl``);
+    /// ``ReadAheadControl/fixed`` when the transport cannot.
+    public var readAhead: ReadAheadControl
+
+    /// Makes a response; `bodyIsDecoded` says whether `body` is decoded from the coding `head`
+    /// names, and `readAhead` how a reader widens the exchange's read-ahead.
+    public init(
+        head: ResponseHead, body: BodyChunks, bodyIsDecoded: Bool = false, readAhead: ReadAheadControl = .fixed
+    ) {
+        self.head = head
+        self.body = body
+        self.bodyIsDecoded = bodyIsDecoded
+        self.readAhead = readAhead
+    }
+}
