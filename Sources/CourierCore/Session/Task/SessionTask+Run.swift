@@ -46,10 +46,11 @@ extension SessionTask {
         if case .failure(let error) = result, error.code == .timedOut, let deadline,
             NIODeadline.now() >= deadline.instant
         {
-            // A transport that enforces the deadline it was told (ScriptedTransport and
-            // URLSessionTransport do; AsyncHTTPClientTransport no longer does) can run out a
-            // moment before the timer above: it is this deadline all the same, reported with the
-            // stage. Goes once no transport keeps a timer for the told deadline.
+            // Stopgap: a transport's own timeout at or past the deadline is reported as the
+            // deadline. ScriptedTransport and URLSessionTransport still time out on the deadline
+            // they are told, and AsyncHTTPClient can miss a cancel that comes as its exchange is
+            // handed to the pool (seen under load: a stalled TLS connect then ran to its connect
+            // timeout). Goes once both are fixed.
             deadlinePassed()
         }
         observer.finish(result)

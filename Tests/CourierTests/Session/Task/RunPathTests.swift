@@ -151,8 +151,23 @@ struct RunPathTests {
         #expect(transport.sent.count == 1)
     }
 
+    /// A transport that keeps no clock: its exchange waits until it is cancelled through its
+    /// context, so only the session's deadline can end it.
+    struct SilentTransport: Transport {
+        func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
+            context.recorder?.requestHeadSent()
+            context.recorder?.requestSent(bodyBytes: 0)
+            let stopped = Signal()
+            context.cancellation.onCancel { stopped.fire() }
+            await stopped.wait()
+            throw CourierError(.cancelled, "the silent exchange was cancelled")
+        }
+
+        func shutdown() async throws {}
+    }
+
     @Test func theDeadlineEndsAnExchangeWaitingForItsHeadNamingTheStage() async throws {
-        let manager = SessionManager(transport: ScriptedTransport(replies: [.status(200).delayed(by: .seconds(600))]))
+        let manager = SessionManager(transport: SilentTransport())
         var request = Request(url: base)
         request.timeoutInterval = 0.2
         let error = await expectCode(.timedOut) { try await manager.data(for: request) }
