@@ -13,7 +13,7 @@ mkdir -p "$out/corpus" "$out/artifacts"
 echo "fuzz: building $binary"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld \
     -module-name HeaderValueFuzzer -package-name Courier \
-    "$root"/Sources/Courier/Response/HeaderValues/*.swift \
+    "$root"/Sources/CourierCore/Response/HeaderValues/*.swift \
     "$root"/Fuzz/HeaderValueFuzzer.swift \
     -o "$binary"
 

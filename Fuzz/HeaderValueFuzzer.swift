@@ -1,5 +1,5 @@
 // A libFuzzer target for Courier's parsers of server-sent header values.
-// Built by .ci/fuzz.sh together with Sources/Courier/Response/HeaderValues/*.swift only:
+// Built by .ci/fuzz.sh together with Sources/CourierCore/Response/HeaderValues/*.swift only:
 //   swiftc -sanitize=fuzzer,address -parse-as-library …
 // Every input runs through every parser; a broken invariant stops the run with a message
 // naming it, and libFuzzer saves the input as a crash artifact.

@@ -14,8 +14,8 @@ import Foundation
 public struct XMLResponseSerializer: ValidatingResponseSerializer {
     public var acceptableStatusCodes: Set<Int>?
     public var acceptableContentTypes: Set<String>?
-    public var emptyResponseCodes: Set<Int>
-    public var emptyRequestMethods: Set<HTTPMethod>
+    public var emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
+    public var emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     /// Whether to report namespace URIs and use local names. Default false: names as written.
     public var processesNamespaces: Bool
 
@@ -28,8 +28,6 @@ public struct XMLResponseSerializer: ValidatingResponseSerializer {
         self.processesNamespaces = processesNamespaces
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
-        self.emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
-        self.emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     }
 
     /// Validates and parses the body into its root element; nil for 204/205/HEAD.

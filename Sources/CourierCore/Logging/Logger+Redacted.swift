@@ -11,12 +11,10 @@ extension Logger {
         _ request: Request, level: Logger.Level = .debug, redaction: HeaderRedaction = HeaderRedaction(),
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
-        guard logLevel <= level else { return }
-        log(
-            level: level, "→ \(request.method.rawValue) \(redaction.redacted(request.url))",
-            metadata: ["http.request.headers": Self.metadata(redaction.redacted(request.headerFields))],
-            file: file, function: function, line: line
-        )
+        logHead(
+            "→ \(request.method.rawValue) \(redaction.redacted(request.url))", level: level,
+            headersKey: "http.request.headers", headers: redaction.redacted(request.headerFields),
+            file: file, function: function, line: line)
     }
 
     /// Logs a response status line and its headers with credentials (`Set-Cookie`) redacted.
@@ -24,15 +22,24 @@ extension Logger {
         _ response: ResponseHead, level: Logger.Level = .debug, redaction: HeaderRedaction = HeaderRedaction(),
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
-        guard logLevel <= level else { return }
-        log(
-            level: level, "← \(response.statusCode) \(redaction.redacted(response.url))",
-            metadata: ["http.response.headers": Self.metadata(redaction.redacted(response.headerFields))],
-            file: file, function: function, line: line
-        )
+        logHead(
+            "← \(response.statusCode) \(redaction.redacted(response.url))", level: level,
+            headersKey: "http.response.headers", headers: redaction.redacted(response.headerFields),
+            file: file, function: function, line: line)
     }
 
-    private static func metadata(_ fields: [(name: String, value: String)]) -> Logger.MetadataValue {
-        .array(fields.map { .string("\($0.name): \($0.value)") })
+    /// Logs a start line with already-redacted headers as metadata under `headersKey`.
+    ///
+    /// The message and headers are autoclosures so a disabled level costs no redaction.
+    private func logHead(
+        _ message: @autoclosure () -> Logger.Message, level: Logger.Level,
+        headersKey: String, headers: @autoclosure () -> [(name: String, value: String)],
+        file: String, function: String, line: UInt
+    ) {
+        guard logLevel <= level else { return }
+        log(
+            level: level, message(),
+            metadata: [headersKey: .array(headers().map { .string("\($0.name): \($0.value)") })],
+            file: file, function: function, line: line)
     }
 }

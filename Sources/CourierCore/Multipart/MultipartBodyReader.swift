@@ -183,10 +183,7 @@ public final class MultipartBodyReader {
                 input.close()
                 stream = nil
             }
-            var extra: UInt8 = 0
-            let read = input.read(&extra, maxLength: 1)
-            if read < 0 { throw part.readFailedError() }
-            if read > 0 { throw part.longError() }
+            try part.checkEnded(input)
         default:
             break
         }

@@ -51,18 +51,12 @@ public struct MultipartBoundary: Hashable, Sendable, CustomStringConvertible {
         return bytes.allSatisfy(isBoundaryCharacter)
     }
 
-    /// RFC 2046 `bchars`.
+    /// RFC 2046 `bchars`: ALPHA, DIGIT, `'()+_,-./:=?` and space.
     static func isBoundaryCharacter(_ byte: UInt8) -> Bool {
+        if HeaderByte.isAlpha(byte) || HeaderByte.isDigit(byte) { return true }
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "+"), UInt8(ascii: "_"),
-            UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"),
-            UInt8(ascii: "="), UInt8(ascii: "?"), UInt8(ascii: " "):
-            return true
-        default:
-            return false
+        case 0x20, 0x27, 0x28, 0x29, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F, 0x3A, 0x3D, 0x3F, 0x5F: return true
+        default: return false
         }
     }
 }

@@ -23,13 +23,7 @@ extension MultipartFormData {
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
         recordIfInvalid(mimeType: mimeType)
         let start = writePartHead(name: name, fileName: fileName, mimeType: mimeType, extraHeaders: [])
-        if data.count <= Self.inlineDataLimit {
-            storage.writeBytes(data)
-            extendInline(from: start)
-        } else {
-            extendInline(from: start)
-            appendPiece(.data(data))
-        }
+        appendBody(data, afterHeadAt: start)
     }
 
     /// Appends `buffer` as ``append(_:name:fileName:mimeType:)-(Data,_,_,_)`` does `Data`; the
@@ -128,13 +122,7 @@ extension MultipartFormData {
     public mutating func append(headers: [(name: String, value: String)], body: Data) throws {
         let ordered = try Self.orderedHeaders(headers)
         let start = writePartHead(name: nil, fileName: nil, mimeType: nil, extraHeaders: ordered)
-        if body.count <= Self.inlineDataLimit {
-            storage.writeBytes(body)
-            extendInline(from: start)
-        } else {
-            extendInline(from: start)
-            appendPiece(.data(body))
-        }
+        appendBody(body, afterHeadAt: start)
     }
 
     /// Appends a part with exactly the given headers and `body`, shared without a copy.
@@ -218,6 +206,18 @@ extension MultipartFormData {
             pieces[pieces.count - 1] = .inline(offset: offset, length: previous + length)
         } else {
             pieces.append(.inline(offset: start, length: length))
+        }
+    }
+
+    /// Ends the part whose head began at `start` with `data`: copied into storage when small,
+    /// kept by reference past ``inlineDataLimit`` so a big in-memory part is never held twice.
+    private mutating func appendBody(_ data: Data, afterHeadAt start: Int) {
+        if data.count <= Self.inlineDataLimit {
+            storage.writeBytes(data)
+            extendInline(from: start)
+        } else {
+            extendInline(from: start)
+            appendPiece(.data(data))
         }
     }
 

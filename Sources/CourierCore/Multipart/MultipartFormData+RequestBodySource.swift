@@ -152,10 +152,7 @@ final class MultipartChunkProducer {
                 input.close()
                 inputStream = nil
             }
-            var extra: UInt8 = 0
-            let read = input.read(&extra, maxLength: 1)
-            if read < 0 { throw part.readFailedError() }
-            if read > 0 { throw part.longError() }
+            try part.checkEnded(input)
             return nil
         }
         let count = Int(Swift.min(remaining, Int64(Self.copyChunkSize)))

@@ -46,7 +46,7 @@ enum MultipartHeaderEncoding {
     static func writeExtendedValue(_ text: String, into buffer: inout ByteBuffer) {
         let hexDigits: StaticString = "0123456789ABCDEF"
         for byte in text.utf8 {
-            if isAttributeCharacter(byte) {
+            if HeaderByte.isAttributeCharacter(byte) {
                 buffer.writeInteger(byte)
             } else {
                 hexDigits.withUTF8Buffer { hex in
@@ -55,21 +55,6 @@ enum MultipartHeaderEncoding {
                     buffer.writeInteger(hex[Int(byte & 0x0F)])
                 }
             }
-        }
-    }
-
-    /// RFC 5987 `attr-char`: ALPHA / DIGIT / `!#$&+-.^_`|~`.
-    static func isAttributeCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "+"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
-            UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
         }
     }
 

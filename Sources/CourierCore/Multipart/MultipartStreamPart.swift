@@ -101,6 +101,16 @@ final class MultipartStreamPart: @unchecked Sendable {
             offendingInput: label)
     }
 
+    /// Checks that `input`, already read to this part's declared length, has nothing left.
+    /// - Throws: ``CourierError`` `.bodyLengthMismatch` when it has more, `.streamReadFailed`
+    ///   when the read fails.
+    func checkEnded(_ input: InputStream) throws {
+        var extra: UInt8 = 0
+        let read = input.read(&extra, maxLength: 1)
+        if read < 0 { throw readFailedError() }
+        if read > 0 { throw longError() }
+    }
+
     func readFailedError() -> CourierError {
         // InputStream.streamError is deliberately not consulted: on Linux, Foundation's getter traps.
         CourierError(

@@ -18,30 +18,24 @@ public struct ExchangeRecorder: Sendable {
 
     /// The request head was handed to the connection.
     public func requestHeadSent(at instant: ContinuousClock.Instant = .now) {
-        box.withLockedValue { $0.headSent = ClockReading(instant) }
+        stamp(\.headSent, at: instant)
     }
 
     /// The whole request, body included, was handed to the connection; `bodyBytes` is how many
     /// body bytes went out, when the transport counted them.
     public func requestSent(bodyBytes: Int64? = nil, at instant: ContinuousClock.Instant = .now) {
-        box.withLockedValue {
-            $0.bodySent = ClockReading(instant)
-            if let bodyBytes { $0.bodyBytesSent = bodyBytes }
-        }
+        stamp(\.bodySent, at: instant, count: bodyBytes, in: \.bodyBytesSent)
     }
 
     /// The response head arrived.
     public func responseHeadReceived(at instant: ContinuousClock.Instant = .now) {
-        box.withLockedValue { $0.headReceived = ClockReading(instant) }
+        stamp(\.headReceived, at: instant)
     }
 
     /// The response body ended; `wireBytes` is its length as received, before any content
     /// decoding, when the transport counted it.
     public func responseBodyReceived(wireBytes: Int64? = nil, at instant: ContinuousClock.Instant = .now) {
-        box.withLockedValue {
-            $0.bodyComplete = ClockReading(instant)
-            if let wireBytes { $0.wireBodyBytesReceived = wireBytes }
-        }
+        stamp(\.bodyComplete, at: instant, count: wireBytes, in: \.wireBodyBytesReceived)
     }
 
     /// What the transport knows of the connection; nil fields leave earlier values in place.
@@ -52,6 +46,18 @@ public struct ExchangeRecorder: Sendable {
             if let remoteAddress = info.remoteAddress { merged.remoteAddress = remoteAddress }
             if let httpVersion = info.httpVersion { merged.httpVersion = httpVersion }
             state.connection = merged
+        }
+    }
+
+    /// Sets `moment` to `instant` and, when the transport counted them, `count` into `countField`;
+    /// a nil count leaves an earlier one in place.
+    private func stamp(
+        _ moment: WritableKeyPath<ExchangeRecord, ClockReading?>, at instant: ContinuousClock.Instant,
+        count: Int64? = nil, in countField: WritableKeyPath<ExchangeRecord, Int64?>? = nil
+    ) {
+        box.withLockedValue { record in
+            record[keyPath: moment] = ClockReading(instant)
+            if let count, let countField { record[keyPath: countField] = count }
         }
     }
 

@@ -27,8 +27,8 @@ extension Optional: EmptyResponse {
 public struct DecodableResponseSerializer<Value: Decodable & Sendable>: ValidatingResponseSerializer {
     public var acceptableStatusCodes: Set<Int>?
     public var acceptableContentTypes: Set<String>?
-    public var emptyResponseCodes: Set<Int>
-    public var emptyRequestMethods: Set<HTTPMethod>
+    public var emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
+    public var emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     /// Builds the decoder for each response, so a caller's configuration (date and key
     /// strategies) is applied without sharing a mutable decoder across tasks.
     public var makeDecoder: @Sendable () -> JSONDecoder
@@ -43,8 +43,6 @@ public struct DecodableResponseSerializer<Value: Decodable & Sendable>: Validati
         self.makeDecoder = makeDecoder
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
-        self.emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
-        self.emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     }
 
     /// Validates and decodes the body.

@@ -8,8 +8,8 @@ public struct HTTPResponseSerializer: ValidatingResponseSerializer {
     public var acceptableStatusCodes: Set<Int>?
     /// Nil by default: the base serializer accepts any content type, as AFNetworking's does.
     public var acceptableContentTypes: Set<String>?
-    public var emptyResponseCodes: Set<Int>
-    public var emptyRequestMethods: Set<HTTPMethod>
+    public var emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
+    public var emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
 
     /// Makes a serializer that accepts 200–299 and any content type.
     public init(
@@ -18,8 +18,6 @@ public struct HTTPResponseSerializer: ValidatingResponseSerializer {
     ) {
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
-        self.emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
-        self.emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     }
 
     /// Validates and returns `data` as received.
@@ -34,8 +32,8 @@ public struct HTTPResponseSerializer: ValidatingResponseSerializer {
 public struct DataResponseSerializer: ValidatingResponseSerializer {
     public var acceptableStatusCodes: Set<Int>?
     public var acceptableContentTypes: Set<String>?
-    public var emptyResponseCodes: Set<Int>
-    public var emptyRequestMethods: Set<HTTPMethod>
+    public var emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
+    public var emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     /// Whether an empty body is acceptable on any response, not only on 204/205 and HEAD. Default false.
     public var allowsEmptyBody: Bool
 
@@ -47,8 +45,6 @@ public struct DataResponseSerializer: ValidatingResponseSerializer {
     ) {
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
-        self.emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
-        self.emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
         self.allowsEmptyBody = allowsEmptyBody
     }
 

@@ -11,8 +11,8 @@ public struct JSONResponseSerializer: ValidatingResponseSerializer {
 
     public var acceptableStatusCodes: Set<Int>?
     public var acceptableContentTypes: Set<String>?
-    public var emptyResponseCodes: Set<Int>
-    public var emptyRequestMethods: Set<HTTPMethod>
+    public var emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
+    public var emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     /// Options for `JSONSerialization`; add `.fragmentsAllowed` to accept a bare string or number.
     public var readingOptions: JSONSerialization.ReadingOptions
     /// Whether to drop object members whose value is `null`, at every depth. Default false.
@@ -29,8 +29,6 @@ public struct JSONResponseSerializer: ValidatingResponseSerializer {
         self.removesKeysWithNullValues = removesKeysWithNullValues
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
-        self.emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
-        self.emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     }
 
     /// Validates and parses the body; nil for an empty or whitespace-only body.

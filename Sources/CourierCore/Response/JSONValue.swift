@@ -82,19 +82,11 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// Tells Booleans from numbers by the NSNumber's storage type, because on Linux an
-    /// NSNumber holding 1 also casts to `Bool`.
     private init(number: NSNumber) {
-        switch String(cString: number.objCType) {
-        case "c", "B":
-            self = .bool(number.boolValue)
-        case "d", "f":
-            self = .double(number.doubleValue)
-        case "Q", "L", "I", "S", "C":
-            let unsigned = number.uint64Value
-            self = unsigned <= UInt64(Int.max) ? .int(Int(unsigned)) : .double(number.doubleValue)
-        default:
-            self = .int(number.intValue)
+        switch FoundationNumber(number) {
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = .int(value)
+        case .double(let value): self = .double(value)
         }
     }
 

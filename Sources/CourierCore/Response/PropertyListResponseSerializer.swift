@@ -8,8 +8,8 @@ import Foundation
 public struct PropertyListResponseSerializer: ValidatingResponseSerializer {
     public var acceptableStatusCodes: Set<Int>?
     public var acceptableContentTypes: Set<String>?
-    public var emptyResponseCodes: Set<Int>
-    public var emptyRequestMethods: Set<HTTPMethod>
+    public var emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
+    public var emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     /// Options for `PropertyListSerialization`.
     public var readOptions: PropertyListSerialization.ReadOptions
 
@@ -22,8 +22,6 @@ public struct PropertyListResponseSerializer: ValidatingResponseSerializer {
         self.readOptions = readOptions
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
-        self.emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
-        self.emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     }
 
     /// Validates and parses the body; nil for 204/205/HEAD.

@@ -55,10 +55,10 @@ public enum PropertyListValue: Sendable, Hashable {
         case let data as Data:
             self = .data(data)
         case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": self = .bool(number.boolValue)
-            case "d", "f": self = .double(number.doubleValue)
-            default: self = .int(number.intValue)
+            switch FoundationNumber(number) {
+            case .bool(let value): self = .bool(value)
+            case .int(let value): self = .int(value)
+            case .double(let value): self = .double(value)
             }
         case let array as [Any]:
             self = .array(try array.map(PropertyListValue.init(foundationObject:)))

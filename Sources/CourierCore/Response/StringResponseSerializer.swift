@@ -7,8 +7,8 @@ import Foundation
 public struct StringResponseSerializer: ValidatingResponseSerializer {
     public var acceptableStatusCodes: Set<Int>?
     public var acceptableContentTypes: Set<String>?
-    public var emptyResponseCodes: Set<Int>
-    public var emptyRequestMethods: Set<HTTPMethod>
+    public var emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
+    public var emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     /// An encoding that overrides the response's charset; nil to follow the response.
     public var encoding: String.Encoding?
     /// The encoding used when the response names none, or names one Courier does not know.
@@ -25,8 +25,6 @@ public struct StringResponseSerializer: ValidatingResponseSerializer {
         self.fallbackEncoding = fallbackEncoding
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
-        self.emptyResponseCodes = ResponseSerializerDefaults.emptyResponseCodes
-        self.emptyRequestMethods = ResponseSerializerDefaults.emptyRequestMethods
     }
 
     /// Validates and decodes the body.

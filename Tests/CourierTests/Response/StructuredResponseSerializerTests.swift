@@ -73,6 +73,14 @@ import Testing
         #expect(error.code == .invalidPropertyList)
         #expect(error.responseData == Data("<plist><dict><key>a</key></plist>"))
     }
+
+    @Test func numbersKeepTheirKindAndMagnitude() throws {
+        #expect(try PropertyListValue(foundationObject: NSNumber(value: true)) == .bool(true))
+        #expect(try PropertyListValue(foundationObject: NSNumber(value: 1.5)) == .double(1.5))
+        #expect(try PropertyListValue(foundationObject: NSNumber(value: -7)) == .int(-7))
+        #expect(try PropertyListValue(foundationObject: NSNumber(value: UInt32.max)) == .int(Int(UInt32.max)))
+        #expect(try PropertyListValue(foundationObject: NSNumber(value: UInt64.max)) == .double(Double(UInt64.max)))
+    }
 }
 
 @Suite struct DecodableResponseSerializerTests {

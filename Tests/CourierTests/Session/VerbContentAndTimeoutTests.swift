@@ -2,7 +2,9 @@ import CourierTesting
 import Foundation
 import Testing
 
-@testable import Courier
+import Courier
+
+@testable import CourierCore
 
 /// The verb core over a scripted transport: every verb's `timeout:`, every kind of
 /// `RequestContent`, credentials in the URL, and a verb for any method.

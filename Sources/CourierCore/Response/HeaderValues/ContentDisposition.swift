@@ -13,12 +13,7 @@
 /// (`name*=`) whose value cannot be decoded is ignored, so the plain `filename` still applies.
 public struct ContentDisposition: Sendable, Hashable {
     /// One parameter: the name lower-cased, the value unquoted (or RFC 8187-decoded for `name*`).
-    public struct Parameter: Sendable, Hashable {
-        /// The parameter name, lower-cased, with its `*` for extended parameters (`filename*`).
-        public var name: String
-        /// The value: unquoted, or for extended parameters percent-decoded in its charset.
-        public var value: String
-    }
+    public typealias Parameter = HeaderParameter
 
     /// The disposition type, lower-cased: `attachment`, `inline`, `form-data` or an extension token.
     public var type: String
@@ -53,8 +48,7 @@ public struct ContentDisposition: Sendable, Hashable {
 
     /// The value of the parameter named `name` (case-insensitive; include the `*` for extended ones).
     public func parameter(_ name: String) -> String? {
-        let wanted = HeaderByte.lowercased(name)
-        return parameters.first(where: { $0.name == wanted })?.value
+        parameters.value(named: name)
     }
 
     /// True for `attachment` (RFC 6266 §4.2: unknown types are handled as attachments too).

@@ -43,7 +43,7 @@ enum ExtendedParameterValue {
                 else { return nil }
                 output.append(high << 4 | low)
                 index += 3
-            } else if isAttributeCharacter(byte) {
+            } else if HeaderByte.isAttributeCharacter(byte) {
                 output.append(byte)
                 index += 1
             } else {
@@ -51,15 +51,6 @@ enum ExtendedParameterValue {
             }
         }
         return output
-    }
-
-    /// attr-char: ALPHA, DIGIT, `!#$&+-.^_`|~`.
-    private static func isAttributeCharacter(_ byte: UInt8) -> Bool {
-        if HeaderByte.isAlpha(byte) || HeaderByte.isDigit(byte) { return true }
-        switch byte {
-        case 0x21, 0x23, 0x24, 0x26, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
-        default: return false
-        }
     }
 
     /// The string for `bytes` if they are well-formed UTF-8; nil rather than replacement characters.

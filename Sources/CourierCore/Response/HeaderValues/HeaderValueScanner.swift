@@ -176,6 +176,16 @@ enum HeaderByte {
         }
     }
 
+    /// attr-char (RFC 8187 §3.2.1, RFC 5987): ALPHA, DIGIT, `!#$&+-.^_`|~`; the bytes an
+    /// extended parameter value carries unescaped, both when reading and when writing one.
+    static func isAttributeCharacter(_ byte: UInt8) -> Bool {
+        if isAlpha(byte) || isDigit(byte) { return true }
+        switch byte {
+        case 0x21, 0x23, 0x24, 0x26, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
+        default: return false
+        }
+    }
+
     /// qdtext: HTAB, SP, 0x21, 0x23–0x5B, 0x5D–0x7E, obs-text.
     static func isQuotedTextCharacter(_ byte: UInt8) -> Bool {
         byte == tab || byte == space || byte == 0x21 || (byte >= 0x23 && byte <= 0x5B)

@@ -10,13 +10,8 @@
 /// MediaType("Text/HTML; Charset=\"UTF-8\"")?.charset   // "utf-8"
 /// ```
 public struct MediaType: Sendable, Hashable, CustomStringConvertible {
-    /// One `name=value` parameter, name lower-cased.
-    public struct Parameter: Sendable, Hashable {
-        /// The parameter name, lower-cased.
-        public var name: String
-        /// The value, unquoted, case preserved.
-        public var value: String
-    }
+    /// One `name=value` parameter, name lower-cased, value unquoted.
+    public typealias Parameter = HeaderParameter
 
     /// The top-level type, lower-cased (`text`).
     public var type: String
@@ -45,8 +40,7 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
 
     /// The value of the first parameter named `name` (case-insensitive), or nil.
     public func parameter(_ name: String) -> String? {
-        let wanted = HeaderByte.lowercased(name)
-        return parameters.first(where: { $0.name == wanted })?.value
+        parameters.value(named: name)
     }
 
     /// The `charset` parameter lower-cased (`utf-8`), or nil when absent or empty.
