@@ -123,9 +123,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// A default deadline from ``Configuration/requestTimeout``; every exchange registers its
     /// cancel action with its context as soon as it exists.
     public var capabilities: TransportCapabilities {
-        TransportCapabilities(
-            defaultTimeout: configuration.requestTimeout.map { .nanoseconds($0.nanoseconds) },
-            cancelsBodylessExchangesThroughContext: true)
+        TransportCapabilities(defaultTimeout: configuration.requestTimeout.map { .nanoseconds($0.nanoseconds) })
     }
 
     /// Sends `request`; see `Transport.send(_:context:)`.

@@ -123,7 +123,7 @@ public final class ScriptedTransport: Transport {
 
     /// A transport that asks `script` for every reply.
     public init(
-        capabilities: TransportCapabilities = TransportCapabilities(cancelsBodylessExchangesThroughContext: true),
+        capabilities: TransportCapabilities = TransportCapabilities(),
         script: @escaping Script
     ) {
         self.capabilities = capabilities
@@ -133,7 +133,7 @@ public final class ScriptedTransport: Transport {
     /// A transport that gives `replies` in order, one per request; a request past the last
     /// fails with `.transportFailed`.
     public convenience init(
-        capabilities: TransportCapabilities = TransportCapabilities(cancelsBodylessExchangesThroughContext: true),
+        capabilities: TransportCapabilities = TransportCapabilities(),
         replies: [Reply]
     ) {
         let queue = Locked(replies[...])

@@ -74,8 +74,7 @@ public final class URLSessionTransport: Transport {
     /// A default deadline from ``Configuration/requestTimeout``; every exchange registers its
     /// cancel action with its context as soon as it exists.
     public var capabilities: TransportCapabilities {
-        TransportCapabilities(
-            defaultTimeout: configuration.requestTimeout, cancelsBodylessExchangesThroughContext: true)
+        TransportCapabilities(defaultTimeout: configuration.requestTimeout)
     }
 
     /// Cancels every exchange in flight and closes the session; later sends fail with

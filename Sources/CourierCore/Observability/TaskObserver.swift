@@ -2,7 +2,7 @@ import Foundation
 import Metrics
 import Tracing
 
-/// One task's observation, owned by its driver: the ``TaskMetrics`` it builds attempt by
+/// One task's observation, owned by its run: the ``TaskMetrics`` it builds attempt by
 /// attempt, and the spans, metrics and log lines it reports through the manager's
 /// ``SessionInstruments``. A value no other thread sees; the transport's side of each attempt
 /// arrives through the attempt's ``ExchangeRecorder``.
@@ -10,7 +10,7 @@ struct TaskObserver {
     let instruments: SessionInstruments
     let taskStart: ClockReading
     private(set) var attempts = AttemptList()
-    /// Why the next attempt is made; set by the driver before it loops.
+    /// Why the next attempt is made; set by the run before it loops.
     var nextReason = AttemptMetrics.Reason.initial
     private var recorder: ExchangeRecorder?
     private var attemptOpen = false

@@ -180,7 +180,7 @@ public final class HTTPSessionManager: Sendable {
         }
         let task = session.uploadTask(
             withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
-        task.resume()
+        // Awaited, so it runs here, on the calling Swift task, as `data(for:)` does.
         return try await task.response().serialized(by: serializer)
     }
 

@@ -80,7 +80,6 @@ extension SessionManager {
     ) async throws -> SessionResponse {
         let task = try downloadTask(
             with: request, to: destination, partialFile: partialFile, options: options, progress: progress)
-        task.resume()
         return try await task.response()
     }
 }

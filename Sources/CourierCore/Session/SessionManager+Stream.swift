@@ -34,7 +34,6 @@ extension SessionManager {
         let task = makeTask(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: nil,
             streamHandoff: handoff, overrides: overrides)
-        task.resume()
         let response = try await task.response()
         guard let body = handoff.take() else {
             // The task completed without reaching its body: it cannot, but a missing body must

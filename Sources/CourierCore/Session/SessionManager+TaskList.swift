@@ -31,18 +31,6 @@ extension SessionManager {
         }
     }
 
-    /// Whether a data task for `request` can run on the caller's Swift task (saving a task and
-    /// two thread hops per request): only when nothing in it waits on code that could be stopped
-    /// by cancelling a Swift task alone. So: a request without a body (the redirects that follow
-    /// it never gain one), on a transport that stops such exchanges through their
-    /// ``ExchangeCancellation`` (``TransportCapabilities/cancelsBodylessExchangesThroughContext``);
-    /// no interceptor (adapters, retriers and their delays are the caller's code); and none of
-    /// the `hooks` that suspend.
-    func runsOnCallersTask(_ request: Request, hooks: SessionHooks) -> Bool {
-        interceptor == nil && cancelsBodylessExchangesThroughContext && request.body.isEmpty
-            && hooks.willPerformRedirection == nil && hooks.needNewBodyStream == nil && hooks.didReceiveResponse == nil
-    }
-
     /// Takes a completed task off the list, and returns the did-complete hook to call for it.
     func taskDidComplete(
         _ task: SessionTask

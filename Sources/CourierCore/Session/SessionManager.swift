@@ -72,8 +72,6 @@ public final class SessionManager: Sendable {
     /// The transport's whole-request deadline in seconds, for tasks whose request sets none;
     /// read once here from its ``TransportCapabilities``.
     let transportDeadlineSeconds: Double?
-    /// The transport stops an exchange without a body through its ``ExchangeCancellation``.
-    let cancelsBodylessExchangesThroughContext: Bool
     /// The task list and the hooks, the manager's only mutable state; see SessionManager+TaskList.swift.
     let state: NIOLockedValueBox<State>
 
@@ -94,9 +92,7 @@ public final class SessionManager: Sendable {
     ) {
         self.configuration = configuration
         self.transport = transport
-        let capabilities = self.transport.capabilities
-        self.transportDeadlineSeconds = capabilities.defaultTimeout?.seconds
-        self.cancelsBodylessExchangesThroughContext = capabilities.cancelsBodylessExchangesThroughContext
+        self.transportDeadlineSeconds = transport.capabilities.defaultTimeout?.seconds
         self.interceptor = interceptor
         self.eventMonitors = eventMonitors
         self.instruments = SessionInstruments(
@@ -194,7 +190,7 @@ public final class SessionManager: Sendable {
             download: .init(options: options, destination: destination, resumeData: resumeData))
     }
 
-    // MARK: Async forms (cancelling the calling Swift task cancels the request)
+    // MARK: Async forms (run on the calling Swift task; cancelling it cancels the request)
 
     /// Sends `request` and returns the response with its body in memory.
     /// - Throws: ``CourierError`` from the transport, redirects, the cap, or cancellation.
@@ -203,9 +199,7 @@ public final class SessionManager: Sendable {
     ) async throws -> SessionResponse {
         let (task, hooks) = makeTaskReadingHooks(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        if runsOnCallersTask(request, hooks: hooks) { return try await task.runOnCallersTask(hooks: hooks) }
-        task.resume()
-        return try await task.response()
+        return try await task.response(hooks: hooks)
     }
 
     /// Sends `request` and runs `serializer` on the response.
@@ -253,9 +247,8 @@ public final class SessionManager: Sendable {
             downloadTask(withResumeData: resumeData, options: options, progress: progress, destination: destination))
     }
 
-    /// `task` resumed, and its outcome once it completes: the end of every async form but `data(for:)`.
+    /// `task` run on the calling Swift task to its outcome: the end of every async form but `data(for:)`.
     private func finished(_ task: SessionTask) async throws -> SessionResponse {
-        task.resume()
         return try await task.response()
     }
 }

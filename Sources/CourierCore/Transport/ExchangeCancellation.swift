@@ -2,13 +2,13 @@ import NIOConcurrencyHelpers
 
 /// The handle through which one exchange is stopped from outside the Swift task that runs it.
 ///
-/// A ``SessionManager`` may run a request without a body on the caller's own Swift task rather
-/// than on a task of its own, which saves a task and two thread hops per request (see
-/// ``TransportCapabilities/cancelsBodylessExchangesThroughContext``). Cancelling the session
+/// A ``SessionManager`` runs an awaited request on the caller's own Swift task rather than on a
+/// task of its own, which saves a task and two thread hops per request. Stopping the session
 /// task from elsewhere (``SessionTask/cancel()``, its deadline, ``SessionManager/shutdown()``)
-/// must then stop the exchange without cancelling the caller's Swift task. The transport makes
+/// must then stop the exchange without cancelling the caller's Swift task. Every transport makes
 /// that possible by handing its cancel action to ``onCancel(_:)`` as soon as the exchange
-/// exists; the session calls it when the task is stopped.
+/// exists, an action that stops the exchange up to the last byte of its response body; the
+/// session calls it when the task is stopped.
 ///
 /// A handle a session makes belongs to its task and costs no allocation; ``init()`` makes a
 /// free-standing one for calling a transport directly, and ``none`` is one that nothing cancels.

@@ -16,7 +16,8 @@ public struct ExchangeContext: Sendable {
     /// within one exchange; nil when nobody is listening (a transport may then skip counting).
     public var uploadProgress: (@Sendable (Int64) -> Void)?
     /// Where the transport registers how to stop this exchange from outside the Swift task that
-    /// runs it (see ``TransportCapabilities/cancelsBodylessExchangesThroughContext``).
+    /// runs it; every transport must register, and its action must stop the body too (see
+    /// ``ExchangeCancellation``).
     public var cancellation: ExchangeCancellation
     /// Where the transport reports timings, byte counts and the connection it used, for
     /// ``TaskMetrics``; nil when nobody is listening. Optional to report: the session fills in

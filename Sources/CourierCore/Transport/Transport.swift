@@ -10,8 +10,11 @@ import NIOCore
 /// run path as the default `AsyncHTTPClientTransport`.
 ///
 /// A transport follows no redirects and retries nothing; the session layer does both, so a
-/// transport only has to move bytes. Cancelling the calling Swift `Task` cancels the exchange,
-/// and so does dropping the response body before it is fully read.
+/// transport only has to move bytes. Every exchange registers its cancel action with
+/// ``ExchangeContext/cancellation`` as soon as it exists, and the action stops it wherever it
+/// is, response body included: a session stops its tasks that way, never by cancelling the
+/// caller's Swift task. Cancelling the calling Swift `Task` cancels the exchange too, and so does
+/// dropping the response body before it is fully read.
 public protocol Transport: Sendable {
     /// What the session may rely on; read once, when a manager is made.
     var capabilities: TransportCapabilities { get }
@@ -32,7 +35,7 @@ public protocol Transport: Sendable {
 }
 
 extension Transport {
-    /// No default deadline, and exchanges stopped only by cancelling their Swift task.
+    /// No default deadline.
     public var capabilities: TransportCapabilities { TransportCapabilities() }
 
     /// Sends `request` on its own, outside a session: the deadline is the request's
@@ -112,17 +115,10 @@ public struct TransportCapabilities: Sendable, Hashable {
     /// The whole-exchange time limit the transport applies when a request sets no
     /// ``Request/timeoutInterval``; nil for none. A session applies it to the whole task.
     public var defaultTimeout: Duration?
-    /// True when every exchange of a request without a body registers its cancel action with
-    /// ``ExchangeContext/cancellation`` as soon as it exists. The session then runs such requests
-    /// on the caller's Swift task (no task of its own, no thread hops) and stops them through
-    /// the handle; otherwise it runs every request on a task of its own and stops it by
-    /// cancelling that task.
-    public var cancelsBodylessExchangesThroughContext: Bool
 
-    /// Makes a description; by default no deadline and no cancellation through the context.
-    public init(defaultTimeout: Duration? = nil, cancelsBodylessExchangesThroughContext: Bool = false) {
+    /// Makes a description; by default no deadline.
+    public init(defaultTimeout: Duration? = nil) {
         self.defaultTimeout = defaultTimeout
-        self.cancelsBodylessExchangesThroughContext = cancelsBodylessExchangesThroughContext
     }
 }
 

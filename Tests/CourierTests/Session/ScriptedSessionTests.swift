@@ -37,24 +37,20 @@ struct ScriptedSessionTests {
         }
     }
 
-    @Test func aCustomTransportGetsItsDefaultDeadlineOnEitherRunPath() async throws {
-        for onCallersTask in [true, false] {
-            let capabilities = { (timeout: Duration) in
-                TransportCapabilities(
-                    defaultTimeout: timeout, cancelsBodylessExchangesThroughContext: onCallersTask)
-            }
-            // The deadline reaches the transport: a long one, so that a loaded machine cannot
-            // pass it before the exchange is handed over (a 50 ms one once did, in a parallel run).
-            let told = ScriptedTransport(capabilities: capabilities(.seconds(600)), replies: [.text("ok")])
-            let before = NIODeadline.now()
-            _ = try await SessionManager(transport: told).data(for: Request(url: base))
-            let deadline = try #require(told.sent.first?.deadline, "the transport was told the deadline")
-            #expect(deadline >= before + .seconds(600))
-            // And it ends an exchange that outlasts it, whether or not it was handed over by then.
-            let slow = ScriptedTransport(
-                capabilities: capabilities(.milliseconds(50)), replies: [.status(200).delayed(by: .seconds(60))])
-            await expectCode(.timedOut) { try await SessionManager(transport: slow).data(for: Request(url: base)) }
-        }
+    @Test func aCustomTransportGetsItsDefaultDeadline() async throws {
+        // The deadline reaches the transport: a long one, so that a loaded machine cannot
+        // pass it before the exchange is handed over (a 50 ms one once did, in a parallel run).
+        let told = ScriptedTransport(
+            capabilities: TransportCapabilities(defaultTimeout: .seconds(600)), replies: [.text("ok")])
+        let before = NIODeadline.now()
+        _ = try await SessionManager(transport: told).data(for: Request(url: base))
+        let deadline = try #require(told.sent.first?.deadline, "the transport was told the deadline")
+        #expect(deadline >= before + .seconds(600))
+        // And it ends an exchange that outlasts it, whether or not it was handed over by then.
+        let slow = ScriptedTransport(
+            capabilities: TransportCapabilities(defaultTimeout: .milliseconds(50)),
+            replies: [.status(200).delayed(by: .seconds(60))])
+        await expectCode(.timedOut) { try await SessionManager(transport: slow).data(for: Request(url: base)) }
     }
 
     @Test func noDeadlineIsNilAllTheWayDown() async throws {
@@ -65,11 +61,8 @@ struct ScriptedSessionTests {
         #expect(transport.sent[0].deadline == nil)
     }
 
-    @Test(arguments: [true, false])
-    func cancellingATaskStopsAScriptedExchange(onCallersTask: Bool) async throws {
-        let transport = ScriptedTransport(
-            capabilities: TransportCapabilities(cancelsBodylessExchangesThroughContext: onCallersTask),
-            replies: [.status(200).delayed(by: .seconds(600))])
+    @Test func cancellingATaskStopsAScriptedExchange() async throws {
+        let transport = ScriptedTransport(replies: [.status(200).delayed(by: .seconds(600))])
         let manager = SessionManager(transport: transport)
         let caller = Task { try await manager.data(for: Request(url: base)) }
         // Wait (bounded) until the exchange is in flight, then cancel the session task itself.

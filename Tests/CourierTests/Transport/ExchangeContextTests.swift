@@ -47,7 +47,6 @@ struct ExchangeContextTests {
         configuration.requestTimeout = .seconds(7)
         let transport = AsyncHTTPClientTransport(configuration: configuration)
         #expect(transport.capabilities.defaultTimeout == .seconds(7))
-        #expect(transport.capabilities.cancelsBodylessExchangesThroughContext)
         try await transport.shutdown()
 
         struct Plain: Transport {
@@ -57,7 +56,6 @@ struct ExchangeContextTests {
             func shutdown() async throws {}
         }
         #expect(Plain().capabilities == TransportCapabilities())
-        #expect(!Plain().capabilities.cancelsBodylessExchangesThroughContext)
     }
 
     /// A limit of 1 byte stops the socket after every chunk and a limit of 0 would never let it go

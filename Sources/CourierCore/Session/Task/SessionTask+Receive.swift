@@ -53,7 +53,7 @@ extension SessionTask {
             }
             try await waitWhileSuspended(reportingDownload: received, of: total)
         }
-        try commit(finishingDownload: true)
+        try beginDelivering(finishingDownload: true)
         guard var collected else { return Data() }
         return collected.readData(length: collected.readableBytes, byteTransferStrategy: .automatic) ?? Data()
     }
@@ -64,13 +64,13 @@ extension SessionTask {
         let now = machine.withLockedValue { machine in
             (
                 progress: machine.downloadProgress.advance(completed: size, total: total),
-                keepsGoing: !machine.isPaused && !machine.mustStop
+                keepsGoing: !machine.isPaused && !machine.isStopping
             )
         }
         guard let progress = now.progress, let handler = downloadProgressHandler else { return now.keepsGoing }
         // The handler may have paused or cancelled the task.
         handler(progress)
-        return machine.withLockedValue { !$0.isPaused && !$0.mustStop }
+        return machine.withLockedValue { !$0.isPaused && !$0.isStopping }
     }
 
     private func tooLarge(head: ResponseHead, request: Request, cap: Int, size: String) -> CourierError {
@@ -84,7 +84,8 @@ extension SessionTask {
     /// decoded: its bytes on disk are not the ones a `Range` counts, so nothing is kept for a resume.
     func receiveFile(
         _ body: BodyChunks, head: ResponseHead, request: Request, download: DownloadParameters, resumable: Bool,
-        temporaryDirectory: URL, didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?
+        temporaryDirectory: URL, didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?,
+        resumeData leftOver: inout ResumeData?
     ) async throws -> (url: URL, bytesReceived: Int64) {
         let file: DownloadFile
         var continuation = ResumeData.Continuation.restart
@@ -97,7 +98,7 @@ extension SessionTask {
         if case .alreadyComplete = continuation {
             // The partial file already holds the whole representation (a 416 naming its length).
             await Self.drain(body)
-            try commit()
+            try beginDelivering()
             return (try moveIntoPlace(file, head: head, download: download), 0)
         }
         let startOffset = file.bytesWritten
@@ -125,29 +126,27 @@ extension SessionTask {
                     try await waitWhileSuspended(reportingDownload: file.bytesWritten, of: total)
                 }
             }
-            try commit()
+            try beginDelivering()
             let received = file.bytesWritten - startOffset
             return (try moveIntoPlace(file, head: head, download: download), received)
         } catch {
-            let failure = Self.transportError(error, url: request.url)
-            let keep = resumable && failure.code == .cancelled && machine.withLockedValue { $0.wantsResumeData }
+            let keep = resumable && machine.withLockedValue { $0.keepsPartialFile }
             let entityTag = head.value(forHTTPHeaderField: "ETag")
             let lastModified = head.value(forHTTPHeaderField: "Last-Modified")
             if download.keepsPartialFile(file) {
                 file.closeDescriptor()
-                machine.withLockedValue { $0.resumeData = download.partial?.leftOver() }
+                leftOver = download.partial?.leftOver()
             } else if keep, file.bytesWritten > 0, (200...299).contains(head.statusCode),
                 entityTag != nil || lastModified != nil
             {
                 file.closeDescriptor()
-                let resumeData = ResumeData(
+                leftOver = ResumeData(
                     url: request.url, bytesWritten: file.bytesWritten, entityTag: entityTag,
                     lastModified: lastModified, partialFileURL: file.url)
-                machine.withLockedValue { $0.resumeData = resumeData }
             } else {
                 file.discard()
             }
-            throw failure
+            throw error
         }
     }
 

@@ -2,20 +2,27 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// The driver of a task: a loop that does the I/O of each attempt (adapt, send, follow, retry,
-/// read) and asks ``AttemptDecision`` what comes next. The task's shared state is in its
-/// ``TaskStateMachine``; the loop's own state is an ``AttemptState`` that no other thread sees.
+/// The run of a task: a loop that does the I/O of each attempt (adapt, send, follow, retry,
+/// read) and asks ``AttemptPolicy`` what comes next. The task's shared state is in its
+/// ``TaskStateMachine``; the loop's own is an ``AttemptHistory`` that no other thread sees.
 extension SessionTask {
-    /// Runs the transfer to its outcome and delivers it.
+    /// Runs the transfer to its outcome and delivers it; nil when the outcome was already
+    /// delivered (it cannot be, but a second outcome is dropped).
+    ///
+    /// Every task runs here: on the caller's Swift task for an awaited one (``response()``), on a
+    /// task of its own for ``resume()``. The state machine alone says whether to stop:
+    /// cancelling the calling Swift task cancels the task through it, and a stop reaches the
+    /// exchange through its ``ExchangeCancellation``, a paused reader through its wake-up, and an
+    /// interceptor, a hook or a retry delay through ``untilStopped(_:)``.
     ///
     /// The deadline is the task's only clock: one timer on an event loop (none when there is no
-    /// deadline), which stops the transfer through the state machine unless the body was
-    /// already committed; the transfer then unwinds and the machine reports `.timedOut`. A timer
-    /// rather than a racing child task: arming and cancelling it costs no task and no thread hop.
+    /// deadline), which stops the transfer through the state machine unless the outcome is
+    /// already being delivered; the transfer then unwinds and the machine reports `.timedOut`.
+    /// A timer rather than a racing child task: arming and cancelling it costs no task and no
+    /// thread hop.
     ///
     /// `hooks` are the session's hooks as the task starts, read once: the attempts, the
     /// response and the body all use these.
-    @discardableResult
     func run(deadline: RequestDeadline?, hooks: SessionHooks) async -> Result<SessionResponse, CourierError>? {
         let timer = deadline.map { deadline in
             MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
@@ -23,46 +30,53 @@ extension SessionTask {
             }
         }
         var observer = TaskObserver(instruments: manager.instruments, taskIdentifier: identifier)
+        var history = AttemptHistory(request: originalRequest)
         let result: Result<SessionResponse, CourierError>
         do {
-            result = .success(try await perform(deadline: deadline, hooks: hooks, observer: &observer))
+            result = .success(
+                try await withTaskCancellationHandler {
+                    try await perform(deadline: deadline, hooks: hooks, history: &history, observer: &observer)
+                } onCancel: {
+                    self.cancel()
+                })
         } catch {
-            result = .failure(Self.transportError(error, url: currentRequest.url))
+            result = .failure(courierError(error, url: currentRequest.url))
         }
         timer?.cancel()
         if case .failure(let error) = result, error.code == .timedOut, let deadline,
             NIODeadline.now() >= deadline.instant
         {
-            // The transport keeps a copy of the same deadline (AsyncHTTPClient's), which can run
-            // out a moment before the timer above: it is the task's deadline all the same, and
-            // is reported as such, with the stage.
+            // Stopgap: a transport's own timeout at or past the deadline is reported as the
+            // deadline. ScriptedTransport and URLSessionTransport still time out on the deadline
+            // they are told, and AsyncHTTPClient can miss a cancel that comes as its exchange is
+            // handed to the pool (seen under load: a stalled TLS connect then ran to its connect
+            // timeout). Goes once both are fixed.
             deadlinePassed()
         }
         observer.finish(result)
         guard case .failure(var error) = result else { return finish(result) }
         // Only failures pay for the copy; a response carries its metrics already.
         error.metrics = observer.metrics()
-        return finish(.failure(error), stage: observer.stage)
+        return finish(.failure(error), stage: observer.stage, resumeData: history.resumeData)
     }
 
-    /// A transport's error as the task reports it: a ``CourierError`` as it is (transports map
-    /// their own errors), anything else as `.transportFailed` around it.
-    static func transportError(_ error: any Error, url: URL) -> CourierError {
+    /// An error as the task reports it: a ``CourierError`` as it is (transports, interceptors
+    /// and hooks word their own), anything else as `.transportFailed` around it. Whether the
+    /// task was cancelled or ran out of time is the state machine's to say, not this.
+    func courierError(_ error: any Error, url: URL) -> CourierError {
         if let error = error as? CourierError { return error }
+        if error is CancellationError { return cancelledError() }
         let target = url.absoluteString
-        if error is CancellationError {
-            return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
-        }
         return CourierError(
             .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
             underlyingError: error)
     }
 
     @inline(__always)  // One caller; a frame less per task.
-    private func perform(deadline: RequestDeadline?, hooks: SessionHooks, observer: inout TaskObserver) async throws
-        -> SessionResponse
-    {
-        var state = AttemptState(request: originalRequest)
+    private func perform(
+        deadline: RequestDeadline?, hooks: SessionHooks, history state: inout AttemptHistory,
+        observer: inout TaskObserver
+    ) async throws -> SessionResponse {
         while true {
             try await waitWhileSuspended()
             if state.needsAdapting, let adapter = manager.interceptor { try await adapt(&state, with: adapter) }
@@ -75,18 +89,18 @@ extension SessionTask {
                     outgoing, reportsUpload: reportsUpload, deadline: deadline, recorder: recorder,
                     readsBodyIncrementally: readsBodyIncrementally(hooks))
             } catch {
-                let failure = Self.transportError(error, url: outgoing.url)
+                let failure = courierError(error, url: outgoing.url)
                 observer.attemptFailed(failure)
-                let stopping = Task.isCancelled || machine.withLockedValue { $0.mustStop }
-                if let pause = AttemptDecision.resendPause(
-                    after: failure, sent: outgoing, state: &state, isStopping: stopping)
+                if let pause = AttemptPolicy.resendPause(
+                    after: failure, sent: outgoing, history: &state, isStopping: isStopping)
                 {
-                    if pause > .zero { try? await Task.sleep(for: pause) }
+                    // A stop ends the pause; the next turn of the loop then unwinds.
+                    if pause > .zero { try? await untilStopped { try await Task.sleep(for: pause) } }
                     observer.nextReason = .retry
                     continue
                 }
-                let step = AttemptDecision.afterFailure(
-                    failure, sent: outgoing, rules: rules(hooks), isStopping: stopping)
+                let step = AttemptPolicy.afterFailure(
+                    failure, sent: outgoing, settings: settings(hooks), isStopping: isStopping)
                 if case .consultRetrier = step,
                     try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
                 {
@@ -98,9 +112,9 @@ extension SessionTask {
 
             let head = sent.head
             observer.attemptAnswered(head)
-            let rules = rules(hooks)
-            var step = AttemptDecision.afterResponse(
-                head, sent: outgoing, state: state, rules: rules, isStopping: Task.isCancelled)
+            let settings = settings(hooks)
+            var step = AttemptPolicy.afterResponse(
+                head, sent: outgoing, history: state, settings: settings, isStopping: isStopping)
             if case .redirect(let proposed) = step {
                 if let next = try await agreedRedirect(proposed, response: head, hooks: hooks) {
                     await Self.drain(sent.body)
@@ -109,8 +123,8 @@ extension SessionTask {
                     state.redirected(to: next)
                     continue
                 }
-                step = AttemptDecision.afterDeclinedRedirect(
-                    head, sent: outgoing, rules: rules, isStopping: Task.isCancelled)
+                step = AttemptPolicy.afterDeclinedRedirect(
+                    head, sent: outgoing, settings: settings, isStopping: isStopping)
             }
             switch step {
             case .consultRetrier:
@@ -126,12 +140,15 @@ extension SessionTask {
                 break
             }
             if reportsUpload { finishUpload() }
-            return try await deliver(sent, request: outgoing, hooks: hooks, observer: &observer)
+            return try await deliver(
+                sent, request: outgoing, hooks: hooks, resumeData: &state.resumeData, observer: &observer)
         }
     }
 
-    private func rules(_ hooks: SessionHooks) -> AttemptRules {
-        AttemptRules(
+    private var isStopping: Bool { machine.withLockedValue { $0.isStopping } }
+
+    private func settings(_ hooks: SessionHooks) -> FollowUpSettings {
+        FollowUpSettings(
             redirectPolicy: overrides.redirectPolicy ?? manager.configuration.redirectPolicy,
             hasRetrier: overrides.retrier != nil || manager.interceptor != nil,
             canProvideNewBody: hooks.needNewBodyStream != nil)
@@ -139,10 +156,10 @@ extension SessionTask {
 
     /// Hands the attempt's request to the interceptor's adapter.
     /// - Throws: the adapter's ``CourierError`` as it is, any other error as `.requestAdaptationFailed`.
-    private func adapt(_ state: inout AttemptState, with adapter: any RequestInterceptor) async throws {
+    private func adapt(_ state: inout AttemptHistory, with adapter: any RequestInterceptor) async throws {
         let request = state.request
         do {
-            state.adapted(to: try await adapter.adapt(request))
+            state.adapted(to: try await untilStopped { try await adapter.adapt(request) })
         } catch let error as CourierError {
             // Typed already (an AuthenticationInterceptor's failed refresh, say): the task
             // fails with it as it is, as with a hook's CourierError.
@@ -156,12 +173,12 @@ extension SessionTask {
 
     /// Adds resume headers to the (adapted) request: the request that goes out. Not async, so
     /// an attempt without an adapter pays for no extra async call.
-    private func prepareAttempt(_ state: inout AttemptState) throws -> Request {
+    private func prepareAttempt(_ state: inout AttemptHistory) throws -> Request {
         let resumeData = download?.resumeData
-        let outgoing = try AttemptDecision.outgoing(state.request, resuming: resumeData)
+        let outgoing = try AttemptPolicy.outgoing(state.request, resuming: resumeData)
         // While what goes out is still the original request, storing it again would only copy it.
         if !state.sendsOriginal || resumeData != nil {
-            machine.withLockedValue { $0.currentRequest = outgoing }
+            machine.withLockedValue { $0.send(outgoing) }
         }
         return outgoing
     }
@@ -201,18 +218,22 @@ extension SessionTask {
     {
         var next = proposed
         if let willRedirect = hooks.willPerformRedirection {
-            guard let changed = await willRedirect(self, response, next) else { return nil }
+            let proposed = next
+            guard let changed = try await untilStopped({ await willRedirect(self, response, proposed) }) else {
+                return nil
+            }
             next = changed
         }
         if !next.body.isEmpty, let needNewBody = hooks.needNewBodyStream {
             do {
-                next.body = try await needNewBody(self, next)
-            } catch {
+                let request = next
+                next.body = try await untilStopped { try await needNewBody(self, request) }
+            } catch  where !isStopping {
                 throw CourierError.hookFailed(
                     error, "the need-new-body-stream hook for \(next.url.absoluteString) threw")
             }
         }
-        next = AttemptDecision.redirectTarget(next, resuming: download?.resumeData != nil)
+        next = AttemptPolicy.redirectTarget(next, resuming: download?.resumeData != nil)
         for monitor in manager.eventMonitors { monitor.task(self, willRedirectTo: next, response: response) }
         return next
     }
@@ -221,21 +242,25 @@ extension SessionTask {
     /// waits out the delay (through the injectable sleeper) and returns true.
     /// - Throws: `.cancelled` when the task is stopped during the delay.
     private func retryAfterAsking(
-        _ request: Request, response: ResponseHead?, error: CourierError?, state: inout AttemptState
+        _ request: Request, response: ResponseHead?, error: CourierError?, state: inout AttemptHistory
     ) async throws -> Bool {
-        guard !machine.withLockedValue({ $0.mustStop }) else { return false }
+        guard !isStopping else { return false }
         var answer = RetryDecision.doNotRetry
         let retriers: [(any RequestRetrier)?] = [overrides.retrier, manager.interceptor]
+        let retryCount = state.retryCount
         for retrier in retriers {
             guard let retrier, answer == .doNotRetry else { continue }
-            answer = await retrier.retry(request, response: response, error: error, retryCount: state.retryCount)
+            answer = try await untilStopped {
+                await retrier.retry(request, response: response, error: error, retryCount: retryCount)
+            }
         }
-        guard let delay = AttemptDecision.retryDelay(answer) else { return false }
+        guard let delay = AttemptPolicy.retryDelay(answer) else { return false }
         for monitor in manager.eventMonitors { monitor.task(self, willRetry: request, after: delay) }
         state.retrying()
         if delay > .zero {
+            let sleeper = manager.configuration.sleeper
             do {
-                try await manager.configuration.sleeper(delay)
+                try await untilStopped { try await sleeper(delay) }
             } catch {
                 throw cancelledError()
             }
@@ -247,13 +272,14 @@ extension SessionTask {
     /// into memory or a file.
     @inline(__always)  // One caller; a frame less per task.
     private func deliver(
-        _ sent: TransportResponse, request: Request, hooks: SessionHooks, observer: inout TaskObserver
+        _ sent: TransportResponse, request: Request, hooks: SessionHooks, resumeData: inout ResumeData?,
+        observer: inout TaskObserver
     ) async throws -> SessionResponse {
         let head = sent.head
-        machine.withLockedValue { $0.response = head }
+        machine.withLockedValue { $0.receive(head) }
         var download = self.download
         if let didReceiveResponse = hooks.didReceiveResponse {
-            switch await didReceiveResponse(self, head) {
+            switch try await untilStopped({ await didReceiveResponse(self, head) }) {
             case .allow:
                 break
             case .cancel:
@@ -266,7 +292,7 @@ extension SessionTask {
         }
         if let streamHandoff {
             // A stream: the task is done once the head is in, and the caller reads the body.
-            try commit()
+            try beginDelivering()
             streamHandoff.hand(sent.body)
             return SessionResponse(request: request, response: head, metrics: observer.metrics())
         }
@@ -275,7 +301,8 @@ extension SessionTask {
         if let download {
             let (fileURL, received) = try await receiveFile(
                 sent.body, head: head, request: request, download: download, resumable: !sent.bodyIsDecoded,
-                temporaryDirectory: manager.configuration.temporaryDirectory, didReceiveData: hooks.didReceiveData)
+                temporaryDirectory: manager.configuration.temporaryDirectory, didReceiveData: hooks.didReceiveData,
+                resumeData: &resumeData)
             observer.attemptBodyEnded(decodedBytes: received, head: head)
             return SessionResponse(request: request, response: head, fileURL: fileURL, metrics: observer.metrics())
         }

@@ -46,10 +46,11 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     let overrides: TaskOverrides
 
     typealias ResultWaiter = UnsafeContinuation<Result<SessionResponse, CourierError>, Never>
-    typealias Gate = CheckedContinuation<Void, Never>
+    typealias PauseWaiter = CheckedContinuation<Void, Never>
+    typealias Machine = TaskStateMachine<ResultWaiter, PauseWaiter>
 
     /// Everything about the task that more than one thread touches; see ``TaskStateMachine``.
-    let machine: NIOLockedValueBox<TaskStateMachine<ResultWaiter, Gate>>
+    let machine: NIOLockedValueBox<Machine>
 
     init(
         identifier: Int, kind: Kind, request: Request, manager: SessionManager,
@@ -74,11 +75,11 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
 
     /// The task's state now.
     public var state: State {
-        switch machine.withLockedValue({ $0.life }) {
-        case .suspended: return .suspended
-        case .running, .committing: return .running
-        case .canceling: return .canceling
-        case .completed: return .completed
+        switch machine.withLockedValue({ $0.state }) {
+        case .notStarted, .paused: return .suspended
+        case .running, .delivering, .stopping(_, .deadlinePassed): return .running
+        case .stopping(_, .cancelled): return .canceling
+        case .finishing, .completed: return .completed
         }
     }
 
@@ -91,26 +92,29 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// Download progress so far.
     public var downloadProgress: TransferProgress { machine.withLockedValue { $0.downloadProgress.current } }
 
-    /// Starts the task, or continues it after ``suspend()``. Does nothing once it is canceling or completed.
+    /// Starts the task on a Swift task of its own, or continues it after ``suspend()``. Does
+    /// nothing once it is running, canceling or completed.
     public func resume() {
         let deadline = makeDeadline()
-        switch machine.withLockedValue({ $0.resume(deadline: deadline) }) {
-        case .startWork:
-            // Made outside the lock; a cancel that comes in before it is recorded is caught up with.
-            let work = Task { _ = await self.run(deadline: deadline, hooks: self.manager.hooks) }
-            if machine.withLockedValue({ $0.workDidStart(work) }) { work.cancel() }
-        case .openGates(let gates):
+        switch machine.withLockedValue({ $0.start(deadline: deadline) }) {
+        case .run:
+            for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
+            // The same run as an awaited task's, on a task of its own: nothing cancels this one,
+            // the state machine stops it.
+            let hooks = manager.hooks
+            Task { _ = await self.run(deadline: deadline, hooks: hooks) }
+        case .wake(let readers):
+            for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
             // Outside the lock, so nothing a woken reader runs can re-enter it.
-            for gate in gates { gate.resume() }
+            for reader in readers { reader.resume() }
         case .none:
-            return
+            break
         }
-        for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
     }
 
     /// Pauses a running task before its next body chunk; ``resume()`` continues it.
     public func suspend() {
-        guard machine.withLockedValue({ $0.suspend() }) == .suspended else { return }
+        guard machine.withLockedValue({ $0.suspend() }) else { return }
         for monitor in manager.eventMonitors { monitor.taskDidSuspend(self) }
     }
 
@@ -129,14 +133,32 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         return machine.withLockedValue { $0.resumeData }
     }
 
-    /// Waits for the outcome; cancelling the waiting Swift task cancels this task.
+    /// Waits for the outcome; a task nobody started yet runs here, on the calling Swift task.
+    /// Cancelling the waiting Swift task cancels this task.
     /// - Throws: the task's ``CourierError``.
     public func response() async throws -> SessionResponse {
-        try await withTaskCancellationHandler {
-            try await outcome().get()
-        } onCancel: {
-            self.cancel()
+        try await response(hooks: nil)
+    }
+
+    /// ``response()`` with the session's hooks when the caller read them already.
+    func response(hooks: SessionHooks?) async throws -> SessionResponse {
+        let deadline = makeDeadline()
+        let starts = machine.withLockedValue { machine -> Bool in
+            // Waiting never resumes a paused task.
+            guard case .notStarted = machine.state, case .run = machine.start(deadline: deadline) else { return false }
+            return true
         }
+        guard starts else {
+            return try await withTaskCancellationHandler {
+                try await outcome().get()
+            } onCancel: {
+                self.cancel()
+            }
+        }
+        for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
+        // The run delivered the outcome before it returned; waiting for it would cost a continuation.
+        if let delivered = await run(deadline: deadline, hooks: hooks ?? manager.hooks) { return try delivered.get() }
+        return try await outcome().get()
     }
 
     func outcome() async -> Result<SessionResponse, CourierError> {
@@ -150,27 +172,26 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     private func cancel(keepingPartialFile: Bool) {
         switch machine.withLockedValue({ $0.cancel(keepingPartialFile: keepingPartialFile) }) {
         case .completeWithoutTransfer:
-            publish(.failure(cancelledError()))
-        case .stop(let stop):
-            perform(stop)
+            publish(.failure(cancelledError()), resumeData: nil)
+        case .interrupt(let interruption):
+            perform(interruption)
         case .none:
             break
         }
     }
 
-    /// Called by the deadline timer: stops the transfer unless it already committed its outcome.
-    /// The transfer then unwinds and the task reports `.timedOut`.
+    /// Called by the deadline timer: stops the transfer unless it is already delivering its
+    /// outcome. The transfer then unwinds and the task reports `.timedOut`.
     func deadlinePassed() {
-        if let stop = machine.withLockedValue({ $0.deadlinePassed() }) { perform(stop) }
+        if let interruption = machine.withLockedValue({ $0.deadlinePassed() }) { perform(interruption) }
     }
 
-    /// Outside the lock: cancelling a Swift task runs its cancellation handlers synchronously
-    /// (AsyncHTTPClient's among them), and a woken reader or an exchange's cancel action may call
+    /// Outside the lock: an exchange's cancel action, a cancelled wait or a woken reader may call
     /// back into this task.
-    private func perform(_ stop: TaskStateMachine<ResultWaiter, Gate>.Stop) {
-        stop.work?.cancel()
-        stop.cancelExchange?()
-        for gate in stop.gates { gate.resume() }
+    private func perform(_ interruption: Machine.Interruption) {
+        interruption.cancelExchange?()
+        interruption.cancelWait?()
+        for reader in interruption.pausedReaders { reader.resume() }
     }
 
     /// Keeps the way to stop the exchange in flight; calls it at once when the task is already
@@ -181,28 +202,17 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
 
     func cancelThroughHandle() { cancel() }
 
-    var isCancelledThroughHandle: Bool { machine.withLockedValue { $0.stopRequested } }
+    var isCancelledThroughHandle: Bool { machine.withLockedValue { $0.isStopping } }
 
-    /// Runs the transfer on the calling Swift task rather than on a task of its own, and returns
-    /// its outcome; only for a task nobody has resumed yet, whose every exchange registers its
-    /// cancel action (see `SessionManager.runsOnCallersTask`). Cancelling the caller cancels this
-    /// task, as ``response()`` does.
-    /// - Throws: the task's ``CourierError``.
-    func runOnCallersTask(hooks: SessionHooks) async throws -> SessionResponse {
-        let deadline = makeDeadline()
-        guard machine.withLockedValue({ $0.startOnCallersTask(deadline: deadline) }) else {
-            return try await response()
-        }
-        for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
-        let published = await withTaskCancellationHandler {
-            await run(deadline: deadline, hooks: hooks)
-        } onCancel: {
-            self.cancel()
-        }
-        // The run published the outcome before it returned; waiting for it would only cost a
-        // continuation.
-        if let published { return try published.get() }
-        return try await outcome().get()
+    /// Runs `work` (an interceptor's or a hook's code, a retry delay: anything that is neither the
+    /// exchange nor a paused reader) so that a stop of this task ends it: on a Swift task of its
+    /// own, cancelled by the stop, never by cancelling the caller's Swift task.
+    /// - Throws: `work`'s error; a stopped `work` usually throws `CancellationError`.
+    func untilStopped<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let running = Task { try await work() }
+        if machine.withLockedValue({ $0.register(cancelWait: { running.cancel() }) }) { running.cancel() }
+        defer { _ = machine.withLockedValue { $0.register(cancelWait: nil) } }
+        return try await running.value
     }
 
     /// The request's own deadline, else the transport's default; nil for none.
@@ -213,16 +223,16 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// Marks the body as fully received; from here a cancel or the deadline is too late. With
     /// `finishingDownload`, the download progress is finished in the same turn of the lock.
     /// - Throws: `.cancelled` when a cancel or the deadline came first.
-    func commit(finishingDownload: Bool = false) throws {
-        guard !Task.isCancelled else { throw cancelledError() }
-        let (committed, progress) = machine.withLockedValue { machine -> (Bool, TransferProgress?) in
-            guard machine.beginCommit() else { return (false, nil) }
+    func beginDelivering(finishingDownload: Bool = false) throws {
+        let (delivering, progress) = machine.withLockedValue { machine -> (Bool, TransferProgress?) in
+            guard machine.beginDelivering() else { return (false, nil) }
             return (true, finishingDownload ? machine.downloadProgress.finish() : nil)
         }
-        guard committed else { throw cancelledError() }
+        guard delivering else { throw cancelledError() }
         if let progress { downloadProgressHandler?(progress) }
     }
 
+    /// The error a stopping run unwinds with; the state machine decides what is delivered.
     func cancelledError() -> CourierError {
         CourierError(
             .cancelled, "the request to \(originalRequest.url.absoluteString) was cancelled",
@@ -233,7 +243,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// or the deadline came first, and returns what it delivered; a second outcome is dropped
     /// (nil). `stage` says where the transfer stood, for a deadline's message.
     @discardableResult
-    func finish(_ result: Result<SessionResponse, CourierError>, stage: String? = nil)
+    func finish(_ result: Result<SessionResponse, CourierError>, stage: String? = nil, resumeData: ResumeData? = nil)
         -> Result<SessionResponse, CourierError>?
     {
         let outcome: Result<SessionResponse, CourierError>
@@ -250,11 +260,11 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
                         + (stage.map { ": it ran out \($0)" } ?? ""),
                     offendingInput: target))
         }
-        publish(outcome)
+        publish(outcome, resumeData: resumeData)
         return outcome
     }
 
-    private func publish(_ outcome: Result<SessionResponse, CourierError>) {
+    private func publish(_ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?) {
         // didComplete, the event monitors and the manager's bookkeeping run before the outcome is
         // published, so a caller whose response() returned finds them done and the task gone from
         // `tasks`. (Publishing first let a waiter race ahead of them: seen under AddressSanitizer.)
@@ -262,9 +272,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         let didComplete = manager.taskDidComplete(self)
         didComplete?(self, outcome)
         for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
-        let (first, more) = machine.withLockedValue { $0.publish(outcome) }
-        first?.resume(returning: outcome)
-        for waiter in more { waiter.resume(returning: outcome) }
+        let waiters = machine.withLockedValue { $0.publish(outcome, resumeData: resumeData) }
+        waiters.first?.resume(returning: outcome)
+        for waiter in waiters.more { waiter.resume(returning: outcome) }
     }
 
     func reportUpload(completed: Int64, total: Int64?) {
@@ -286,7 +296,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// Moves one of the trackers under the lock, and calls the handler outside it when the
     /// progress moved forward.
     private func report(
-        _ tracker: WritableKeyPath<TaskStateMachine<ResultWaiter, Gate>, ProgressTracker>, to handler: ProgressHandler?,
+        _ tracker: WritableKeyPath<Machine, ProgressTracker>, to handler: ProgressHandler?,
         _ step: (inout ProgressTracker) -> TransferProgress?
     ) {
         if let progress = machine.withLockedValue({ step(&$0[keyPath: tracker]) }) { handler?(progress) }

@@ -1,63 +1,84 @@
-import NIOCore
-
-/// Every piece of a task's state that more than one thread touches, as a value that decides
-/// and returns what to do, and does no I/O itself.
+/// A task's life as states that hold what is valid in them; every event is a method that moves
+/// the state on and returns an action for the caller to perform once the lock is released.
 ///
 /// The public handle (``SessionTask``) keeps one of these under a lock; the caller's threads
 /// (resume, suspend, cancel, waiting for the outcome), the deadline timer on an event loop, the
-/// transport's callbacks (upload progress, the exchange's cancel action) and the driver all go
-/// through it. Each method changes the state and returns an action for the caller to perform
-/// once the lock is released (resume a continuation, cancel a Swift task, stop an exchange), so
-/// nothing a continuation or a cancellation handler runs can re-enter the lock.
+/// transport (its exchange's cancel action) and the run itself all go through it. Actions run
+/// outside the lock (resume a continuation, stop an exchange), so nothing they call can
+/// re-enter it. It is the only place that says whether the task is stopping, and the only place
+/// that decides that an outcome is `.cancelled` or `.timedOut` instead of what the run reached.
 ///
-/// Life states follow URLSessionTask: suspended (before the first resume, or paused), running,
-/// committing (the whole body is in; too late to cancel), canceling and completed. The machine
-/// makes sure the outcome is delivered exactly once, that a cancelled task reports `.cancelled`
-/// even when its transfer raced to another outcome, and that a task stopped by its deadline
-/// reports `.timedOut`.
+/// States follow URLSessionTask: not started, running, paused, delivering (the whole body is in;
+/// too late to cancel), stopping (cancelled or out of time, unwinding) and completed.
 ///
 /// Generic over the two kinds of waiter so that its tests can use plain values; the task uses
 /// continuations.
-struct TaskStateMachine<Waiter, Gate> {
-    enum Life: Sendable, Equatable {
-        case suspended(hasStarted: Bool)
-        case running
-        /// The whole body is in and the outcome is being put in place (a download's file moved):
-        /// too late to cancel, so a cancel now does nothing.
-        case committing
-        case canceling
-        case completed
+struct TaskStateMachine<Waiter, PauseWaiter> {
+    /// Why a task stops before its outcome.
+    enum StopReason: Equatable {
+        /// Cancelled; a download that was asked to keeps its partial file for resume data.
+        case cancelled(keepingPartialFile: Bool)
+        /// Its deadline (of `seconds`) passed.
+        case deadlinePassed(seconds: Double)
     }
 
-    /// How to stop a transfer in flight; performed outside the lock.
-    struct Stop {
-        /// The task's own Swift task, when it has one: cancelling it wakes every wait of the driver.
-        var work: Task<Void, Never>?
-        /// The exchange in flight, as its transport registered it.
+    /// Callers waiting for the outcome: nearly always one or none, kept out of an array so that
+    /// one waiter costs no allocation.
+    struct Waiters {
+        var first: Waiter?
+        var more: [Waiter] = []
+
+        mutating func add(_ waiter: Waiter) {
+            if first == nil { first = waiter } else { more.append(waiter) }
+        }
+    }
+
+    /// What a started, unfinished transfer holds.
+    struct Transfer {
+        var waiters: Waiters
+        var deadlineSeconds: Double?
+        /// Stops the exchange in flight, as its transport registered it.
         var cancelExchange: (@Sendable () -> Void)?
-        /// Readers paused at the gate, woken so that they see the stop.
-        var gates: [Gate] = []
+        /// Stops what the run waits on besides the exchange: an interceptor, a hook, a retry delay.
+        var cancelWait: (@Sendable () -> Void)?
     }
 
-    enum ResumeAction {
-        /// First resume: start the driver on a Swift task of its own, then report it with ``workDidStart(_:)``.
-        case startWork
+    enum State {
+        case notStarted(Waiters)
+        case running(Transfer)
+        /// Suspended after it started: readers wait at their next chunk.
+        case paused(Transfer, pausedReaders: [PauseWaiter])
+        /// The whole body is in and the outcome is being put in place (a download's file moved):
+        /// too late to cancel, and past the deadline's reach.
+        case delivering(Waiters)
+        /// Cancelled or out of time: the run unwinds; an exchange that registers now is stopped.
+        case stopping(Waiters, StopReason)
+        /// The outcome is decided; completion hooks run before the waiters get it.
+        case finishing(Waiters)
+        case completed(Result<SessionResponse, CourierError>, resumeData: ResumeData?)
+    }
+
+    /// What stops a transfer in flight; performed outside the lock.
+    struct Interruption {
+        var cancelExchange: (@Sendable () -> Void)?
+        var cancelWait: (@Sendable () -> Void)?
+        /// Readers paused at their next chunk, woken so that they see the stop.
+        var pausedReaders: [PauseWaiter] = []
+    }
+
+    enum StartAction {
+        /// First start: run the transfer (here, or on a task of its own).
+        case run
         /// Resume after a suspend: wake the paused readers.
-        case openGates([Gate])
-        case none
-    }
-
-    enum SuspendAction: Equatable {
-        /// Paused: readers wait at their next chunk; tell the event monitors.
-        case suspended
+        case wake([PauseWaiter])
         case none
     }
 
     enum CancelAction {
-        /// Never started: deliver `.cancelled` now (the task is already completed; ``publish(_:)`` it).
+        /// Never started: it is finished with `.cancelled` now; ``publish(_:resumeData:)`` that.
         case completeWithoutTransfer
         /// Stop the transfer; it completes when it has unwound.
-        case stop(Stop)
+        case interrupt(Interruption)
         case none
     }
 
@@ -68,191 +89,224 @@ struct TaskStateMachine<Waiter, Gate> {
         case deliverCancelled
         /// Deliver `.timedOut` instead: the deadline passed before the outcome.
         case deliverTimedOut(seconds: Double)
-        /// Already completed; drop this outcome.
+        /// Already finished; drop this outcome.
         case ignore
     }
 
-    private(set) var life: Life = .suspended(hasStarted: false)
-    /// The whole-task deadline, fixed when the transfer starts; nil for none.
-    private(set) var deadline: RequestDeadline?
-    /// The deadline passed before the task committed; it unwinds and reports `.timedOut`.
-    private(set) var hasExpired = false
-    /// A stop was handed out: an exchange that registers from now on is cancelled at once.
-    private(set) var stopRequested = false
-    /// The transfer runs on the caller's Swift task, which must never be cancelled by the task:
-    /// it is stopped through the exchange's cancel action only.
-    private(set) var runsOnCallersTask = false
-    private var work: Task<Void, Never>?
-    private var cancelExchange: (@Sendable () -> Void)?
-    private var gates: [Gate] = []
-
-    /// Callers waiting for the outcome: nearly always exactly one, kept out of an array so that
-    /// one waiter costs no allocation.
-    private var waiter: Waiter?
-    private var moreWaiters: [Waiter] = []
-    private(set) var result: Result<SessionResponse, CourierError>?
-
-    /// A cancel asked for resume data: a download that stops keeps its partial file.
-    private(set) var wantsResumeData = false
-    /// What a cancelled download left to continue from.
-    var resumeData: ResumeData?
+    private(set) var state: State = .notStarted(Waiters())
 
     /// The request going out now, once it differs from the original one (nil until then, so that
     /// a task whose request never changes copies nothing).
-    var currentRequest: Request?
+    private(set) var currentRequest: Request?
     /// The final response head, once it has arrived.
-    var response: ResponseHead?
+    private(set) var response: ResponseHead?
     var uploadProgress = ProgressTracker()
     var downloadProgress = ProgressTracker()
 
-    /// True while a reader should wait (suspended after starting).
-    var isPaused: Bool { life == .suspended(hasStarted: true) }
+    /// True while a reader should wait.
+    var isPaused: Bool {
+        if case .paused = state { return true }
+        return false
+    }
 
     /// True once the transfer must unwind: cancelled, or past its deadline.
-    var mustStop: Bool { life == .canceling || hasExpired }
+    var isStopping: Bool {
+        if case .stopping = state { return true }
+        return false
+    }
+
+    /// A download that stops now keeps its partial file: it was cancelled asking for resume data.
+    var keepsPartialFile: Bool {
+        if case .stopping(_, .cancelled(keepingPartialFile: true)) = state { return true }
+        return false
+    }
+
+    var resumeData: ResumeData? {
+        if case .completed(_, let resumeData) = state { return resumeData }
+        return nil
+    }
 
     // MARK: Starting, pausing, stopping
 
-    /// Starts the task on a Swift task of its own, or lets a paused one read again.
-    mutating func resume(deadline: RequestDeadline?) -> ResumeAction {
-        guard case .suspended(let hasStarted) = life else { return .none }
-        life = .running
-        if hasStarted { return .openGates(takeGates()) }
-        self.deadline = deadline
-        return .startWork
-    }
-
-    /// Starts the task on the caller's Swift task; false when it was already started or cancelled.
-    mutating func startOnCallersTask(deadline: RequestDeadline?) -> Bool {
-        guard life == .suspended(hasStarted: false) else { return false }
-        life = .running
-        runsOnCallersTask = true
-        self.deadline = deadline
-        return true
-    }
-
-    /// The Swift task that ``ResumeAction/startWork`` asked for exists: true when a stop came in
-    /// between and it must be cancelled at once.
-    mutating func workDidStart(_ work: Task<Void, Never>) -> Bool {
-        guard life != .completed else { return false }
-        self.work = work
-        return stopRequested
-    }
-
-    mutating func suspend() -> SuspendAction {
-        guard life == .running else { return .none }
-        life = .suspended(hasStarted: true)
-        return .suspended
-    }
-
-    mutating func cancel(keepingPartialFile: Bool) -> CancelAction {
-        switch life {
-        case .suspended(hasStarted: false):
-            life = .completed
-            return .completeWithoutTransfer
-        case .suspended(hasStarted: true), .running:
-            life = .canceling
-            wantsResumeData = keepingPartialFile
-            return .stop(takeStop())
-        case .committing, .canceling, .completed:
+    /// Starts the task, or lets a paused one read again.
+    mutating func start(deadline: RequestDeadline?) -> StartAction {
+        switch state {
+        case .notStarted(let waiters):
+            state = .running(Transfer(waiters: waiters, deadlineSeconds: deadline?.seconds))
+            return .run
+        case .paused(let transfer, let readers):
+            state = .running(transfer)
+            return .wake(readers)
+        case .running, .delivering, .stopping, .finishing, .completed:
             return .none
         }
     }
 
-    /// The deadline passed: the stop to perform, or nil when the task already committed its
-    /// outcome or is over.
-    mutating func deadlinePassed() -> Stop? {
-        switch life {
-        case .running, .suspended(hasStarted: true):
-            hasExpired = true
-            return takeStop()
-        case .suspended(hasStarted: false), .committing, .canceling, .completed:
+    /// Pauses a running task; true when it was running.
+    mutating func suspend() -> Bool {
+        guard case .running(let transfer) = state else { return false }
+        state = .paused(transfer, pausedReaders: [])
+        return true
+    }
+
+    mutating func cancel(keepingPartialFile: Bool) -> CancelAction {
+        switch state {
+        case .notStarted(let waiters):
+            state = .finishing(waiters)
+            return .completeWithoutTransfer
+        case .running(let transfer):
+            return .interrupt(stop(transfer, readers: [], .cancelled(keepingPartialFile: keepingPartialFile)))
+        case .paused(let transfer, let readers):
+            return .interrupt(stop(transfer, readers: readers, .cancelled(keepingPartialFile: keepingPartialFile)))
+        case .stopping(let waiters, .deadlinePassed):
+            // A cancel wins over the deadline; what stops the transfer was handed out already.
+            state = .stopping(waiters, .cancelled(keepingPartialFile: keepingPartialFile))
+            return .interrupt(Interruption())
+        case .delivering, .stopping, .finishing, .completed:
+            return .none
+        }
+    }
+
+    /// The deadline passed: what to interrupt, or nil when the task is delivering, stopping or over.
+    mutating func deadlinePassed() -> Interruption? {
+        switch state {
+        case .running(let transfer):
+            return stop(transfer, readers: [], .deadlinePassed(seconds: transfer.deadlineSeconds ?? 0))
+        case .paused(let transfer, let readers):
+            return stop(transfer, readers: readers, .deadlinePassed(seconds: transfer.deadlineSeconds ?? 0))
+        case .notStarted, .delivering, .stopping, .finishing, .completed:
             return nil
         }
     }
 
+    private mutating func stop(_ transfer: Transfer, readers: [PauseWaiter], _ reason: StopReason) -> Interruption {
+        state = .stopping(transfer.waiters, reason)
+        return Interruption(
+            cancelExchange: transfer.cancelExchange, cancelWait: transfer.cancelWait, pausedReaders: readers)
+    }
+
     /// Keeps `cancelExchange` as the way to stop the exchange now in flight (replacing an earlier
-    /// one); true when a stop was already requested and it must be called at once.
+    /// one); true when the task is stopping and it must be called at once.
     mutating func register(cancelExchange: @escaping @Sendable () -> Void) -> Bool {
-        if stopRequested { return true }
-        self.cancelExchange = cancelExchange
+        updateTransfer { $0.cancelExchange = cancelExchange }
+    }
+
+    /// Keeps `cancelWait` as the way to stop what the run now waits on (nil when that wait is
+    /// over); true when the task is stopping and it must be called at once.
+    mutating func register(cancelWait: (@Sendable () -> Void)?) -> Bool {
+        updateTransfer { $0.cancelWait = cancelWait }
+    }
+
+    private mutating func updateTransfer(_ change: (inout Transfer) -> Void) -> Bool {
+        switch state {
+        case .running(var transfer):
+            change(&transfer)
+            state = .running(transfer)
+        case .paused(var transfer, let readers):
+            change(&transfer)
+            state = .paused(transfer, pausedReaders: readers)
+        case .stopping:
+            return true
+        case .notStarted, .delivering, .finishing, .completed:
+            break
+        }
         return false
     }
 
-    /// A reader asks to wait at the gate: false when it must not wait (not paused, or stopping);
-    /// the caller then resumes `gate` itself.
-    mutating func wait(at gate: Gate) -> Bool {
-        guard isPaused, !stopRequested else { return false }
-        gates.append(gate)
+    /// A reader asks to wait until resumed: false when it must not wait (not paused); the
+    /// caller then resumes `reader` itself.
+    mutating func waitWhilePaused(_ reader: PauseWaiter) -> Bool {
+        guard case .paused(let transfer, var readers) = state else { return false }
+        readers.append(reader)
+        state = .paused(transfer, pausedReaders: readers)
         return true
     }
 
-    /// Wakes every reader waiting at the gate (their Swift task was cancelled).
-    mutating func takeGates() -> [Gate] {
-        defer { gates = [] }
-        return gates
-    }
+    // MARK: Progress the handle shows
 
-    private mutating func takeStop() -> Stop {
-        stopRequested = true
-        defer { cancelExchange = nil }
-        // A transfer on the caller's task is never stopped by cancelling a Swift task.
-        return Stop(work: runsOnCallersTask ? nil : work, cancelExchange: cancelExchange, gates: takeGates())
-    }
+    mutating func send(_ request: Request) { currentRequest = request }
+
+    mutating func receive(_ head: ResponseHead) { response = head }
 
     // MARK: Finishing
 
-    /// The transfer has received everything: true to go on and deliver the outcome (a cancel
-    /// arriving from now on is too late), false when a cancel or the deadline came first.
-    mutating func beginCommit() -> Bool {
-        if hasExpired { return false }
-        switch life {
-        case .running, .suspended(hasStarted: true):
-            life = .committing
+    /// The transfer has received everything: true to go on and deliver the outcome (a cancel or
+    /// the deadline arriving from now on is too late), false when one came first.
+    mutating func beginDelivering() -> Bool {
+        switch state {
+        case .running(let transfer), .paused(let transfer, _):
+            state = .delivering(transfer.waiters)
             return true
-        case .committing:
+        case .delivering:
             return true
-        case .suspended(hasStarted: false), .canceling, .completed:
+        case .notStarted, .stopping, .finishing, .completed:
             return false
         }
     }
 
     /// The transfer's outcome: what to deliver in its place. The caller builds the replacement
-    /// error, runs its completion hooks, then ``publish(_:)``es the outcome.
+    /// error, runs its completion hooks, then ``publish(_:resumeData:)``es what it delivers.
     mutating func complete(_ outcome: Result<SessionResponse, CourierError>) -> CompletionAction {
-        let wasCanceling = life == .canceling
-        guard life != .completed else { return .ignore }
-        life = .completed
-        work = nil
-        cancelExchange = nil
-        if wasCanceling {
-            if case .failure(let error) = outcome, error.code == .cancelled { return .deliver }
-            return .deliverCancelled
+        let waiters: Waiters
+        let action: CompletionAction
+        switch state {
+        case .finishing, .completed:
+            return .ignore
+        case .notStarted(let left), .delivering(let left):
+            (waiters, action) = (left, .deliver)
+        case .running(let transfer), .paused(let transfer, _):
+            (waiters, action) = (transfer.waiters, .deliver)
+        case .stopping(let left, .cancelled):
+            let isCancelled: Bool
+            if case .failure(let error) = outcome, error.code == .cancelled {
+                isCancelled = true
+            } else {
+                isCancelled = false
+            }
+            (waiters, action) = (left, isCancelled ? .deliver : .deliverCancelled)
+        case .stopping(let left, .deadlinePassed(let seconds)):
+            (waiters, action) = (left, .deliverTimedOut(seconds: seconds))
         }
-        if hasExpired, case .failure = outcome, let deadline { return .deliverTimedOut(seconds: deadline.seconds) }
-        return .deliver
+        state = .finishing(waiters)
+        return action
     }
 
-    /// Stores the outcome and hands back every waiter to resume with it.
-    mutating func publish(_ outcome: Result<SessionResponse, CourierError>) -> (Waiter?, [Waiter]) {
-        result = outcome
-        defer {
-            waiter = nil
-            moreWaiters = []
-        }
-        return (waiter, moreWaiters)
+    /// Keeps the delivered outcome, and hands back every waiter to resume with it.
+    mutating func publish(_ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?) -> Waiters {
+        guard case .finishing(let waiters) = state else { return Waiters() }
+        state = .completed(outcome, resumeData: resumeData)
+        return waiters
     }
 
-    /// The outcome when there is one; otherwise keeps `waiter` to resume at ``publish(_:)``.
+    /// The outcome when there is one; otherwise keeps `waiter` to resume when it comes.
     mutating func waitForOutcome(_ waiter: Waiter) -> Result<SessionResponse, CourierError>? {
-        if let result { return result }
-        if self.waiter == nil {
-            self.waiter = waiter
-        } else {
-            moreWaiters.append(waiter)
+        switch state {
+        case .completed(let result, _):
+            return result
+        case .notStarted(var waiters):
+            waiters.add(waiter)
+            state = .notStarted(waiters)
+        case .running(var transfer):
+            transfer.waiters.add(waiter)
+            state = .running(transfer)
+        case .paused(var transfer, let readers):
+            transfer.waiters.add(waiter)
+            state = .paused(transfer, pausedReaders: readers)
+        case .delivering(var waiters):
+            waiters.add(waiter)
+            state = .delivering(waiters)
+        case .stopping(var waiters, let reason):
+            waiters.add(waiter)
+            state = .stopping(waiters, reason)
+        case .finishing(var waiters):
+            waiters.add(waiter)
+            state = .finishing(waiters)
         }
         return nil
     }
 }
 
-extension TaskStateMachine: Sendable where Waiter: Sendable, Gate: Sendable {}
+extension TaskStateMachine: Sendable where Waiter: Sendable, PauseWaiter: Sendable {}
+extension TaskStateMachine.State: Sendable where Waiter: Sendable, PauseWaiter: Sendable {}
+extension TaskStateMachine.Waiters: Sendable where Waiter: Sendable {}
+extension TaskStateMachine.Transfer: Sendable where Waiter: Sendable {}

@@ -10,28 +10,23 @@ typealias TestMachine = TaskStateMachine<Int, Int>
 
 /// Where a task can be when an event arrives.
 enum TaskPhase: String, CaseIterable, CustomStringConvertible {
-    case notStarted, running, onCallersTask, paused, committing, canceling, expired, completed
+    case notStarted, running, paused, delivering, canceling, expired, finishing, completed
     var description: String { rawValue }
 
     /// A machine brought to this phase through its own methods.
     func machine(deadlineSeconds: Double? = 5) -> TestMachine {
         var machine = TestMachine()
-        let deadline = RequestDeadline(seconds: deadlineSeconds)
-        switch self {
-        case .notStarted:
-            break
-        case .onCallersTask:
-            _ = machine.startOnCallersTask(deadline: deadline)
-        case .running, .paused, .committing, .canceling, .expired, .completed:
-            _ = machine.resume(deadline: deadline)
-        }
+        if self != .notStarted { _ = machine.start(deadline: RequestDeadline(seconds: deadlineSeconds)) }
         switch self {
         case .paused: _ = machine.suspend()
-        case .committing: _ = machine.beginCommit()
+        case .delivering: _ = machine.beginDelivering()
         case .canceling: _ = machine.cancel(keepingPartialFile: false)
         case .expired: _ = machine.deadlinePassed()
-        case .completed: _ = machine.complete(.failure(CourierError(.connectionFailed, "gone")))
-        case .notStarted, .running, .onCallersTask: break
+        case .finishing: _ = machine.complete(failed)
+        case .completed:
+            _ = machine.complete(failed)
+            _ = machine.publish(failed, resumeData: nil)
+        case .notStarted, .running: break
         }
         return machine
     }
@@ -44,6 +39,21 @@ let succeeded: Result<SessionResponse, CourierError> = .success(
         request: Request(url: URL(string: "http://127.0.0.1/")!),
         response: ResponseHead(status: .ok, url: URL(string: "http://127.0.0.1/")!), data: Data()))
 
+extension TestMachine.State {
+    var phase: String {
+        switch self {
+        case .notStarted: return "notStarted"
+        case .running: return "running"
+        case .paused: return "paused"
+        case .delivering: return "delivering"
+        case .stopping(_, .cancelled): return "canceling"
+        case .stopping(_, .deadlinePassed): return "expired"
+        case .finishing: return "finishing"
+        case .completed: return "completed"
+        }
+    }
+}
+
 @Suite("Task state machine: every event in every state, without a network")
 struct TaskStateMachineTests {
     @Test(arguments: TaskPhase.allCases)
@@ -53,17 +63,17 @@ struct TaskStateMachineTests {
         switch phase {
         case .notStarted:
             guard case .completeWithoutTransfer = action else { Issue.record("\(action)"); return }
-            #expect(machine.life == .completed)
-            #expect(!machine.wantsResumeData)
-        case .running, .onCallersTask, .paused, .expired:
-            guard case .stop = action else { Issue.record("\(action)"); return }
-            #expect(machine.life == .canceling)
-            #expect(machine.mustStop)
-            #expect(machine.wantsResumeData)
+            #expect(machine.state.phase == "finishing")
+            #expect(!machine.keepsPartialFile)
+        case .running, .paused, .expired:
+            guard case .interrupt = action else { Issue.record("\(action)"); return }
+            #expect(machine.state.phase == "canceling")
+            #expect(machine.isStopping)
+            #expect(machine.keepsPartialFile)
             // A cancel wins over whatever the transfer raced to, and over the deadline.
             let completion = machine.complete(succeeded)
             #expect(completion == .deliverCancelled)
-        case .committing, .canceling, .completed:
+        case .delivering, .canceling, .finishing, .completed:
             guard case .none = action else { Issue.record("\(action)"); return }
         }
     }
@@ -71,62 +81,60 @@ struct TaskStateMachineTests {
     @Test(arguments: TaskPhase.allCases)
     func deadline(in phase: TaskPhase) {
         var machine = phase.machine(deadlineSeconds: 2.5)
-        let stop = machine.deadlinePassed()
+        let interruption = machine.deadlinePassed()
         switch phase {
-        case .running, .onCallersTask, .paused, .expired:
-            #expect(stop != nil)
-            #expect(machine.hasExpired)
-            let committed = machine.beginCommit()
-            #expect(!committed)
+        case .running, .paused:
+            #expect(interruption != nil)
+            #expect(machine.state.phase == "expired")
+            let delivering = machine.beginDelivering()
+            #expect(!delivering)
             let completion = machine.complete(failed)
             #expect(completion == .deliverTimedOut(seconds: 2.5))
-        case .notStarted, .committing, .canceling, .completed:
+        case .notStarted, .delivering, .canceling, .expired, .finishing, .completed:
             // Not started yet, too late, or already stopping: the deadline changes nothing.
-            #expect(stop == nil)
+            #expect(interruption == nil)
         }
     }
 
     @Test(arguments: TaskPhase.allCases)
-    func commit(in phase: TaskPhase) {
+    func delivering(in phase: TaskPhase) {
         var machine = phase.machine()
-        let committed = machine.beginCommit()
-        let allowed: Set<TaskPhase> = [.running, .onCallersTask, .paused, .committing]
-        #expect(committed == allowed.contains(phase))
-        if committed {
+        let delivering = machine.beginDelivering()
+        let allowed: Set<TaskPhase> = [.running, .paused, .delivering]
+        #expect(delivering == allowed.contains(phase))
+        if delivering {
             // From here a cancel and the deadline are too late.
             guard case .none = machine.cancel(keepingPartialFile: false) else { Issue.record("cancel acted"); return }
-            let stop = machine.deadlinePassed()
-            #expect(stop == nil)
+            let interruption = machine.deadlinePassed()
+            #expect(interruption == nil)
             let completion = machine.complete(succeeded)
             #expect(completion == .deliver)
         }
     }
 
     @Test(arguments: TaskPhase.allCases)
-    func resumeAndSuspend(in phase: TaskPhase) {
+    func startAndSuspend(in phase: TaskPhase) {
         var machine = phase.machine()
-        let resumed = machine.resume(deadline: nil)
-        switch (phase, resumed) {
-        case (.notStarted, .startWork), (.paused, .openGates):
-            #expect(machine.life == .running)
-        case (.running, .none), (.onCallersTask, .none), (.committing, .none), (.canceling, .none),
-            (.expired, .none), (.completed, .none):
+        let started = machine.start(deadline: nil)
+        switch (phase, started) {
+        case (.notStarted, .run), (.paused, .wake):
+            #expect(machine.state.phase == "running")
+        case (.running, .none), (.delivering, .none), (.canceling, .none), (.expired, .none),
+            (.finishing, .none), (.completed, .none):
             break
         default:
-            Issue.record("resume in \(phase): \(resumed)")
+            Issue.record("start in \(phase): \(started)")
         }
         var other = phase.machine()
-        let expected: TestMachine.SuspendAction =
-            [.running, .onCallersTask, .expired].contains(phase) ? .suspended : .none
         let suspended = other.suspend()
-        #expect(suspended == expected)
+        #expect(suspended == (phase == .running))
     }
 
     @Test(arguments: TaskPhase.allCases)
     func completion(in phase: TaskPhase) {
         var machine = phase.machine()
         switch phase {
-        case .completed:
+        case .finishing, .completed:
             let completion = machine.complete(succeeded)
             #expect(completion == .ignore)
         case .canceling:
@@ -135,76 +143,73 @@ struct TaskStateMachineTests {
         case .expired:
             let completion = machine.complete(cancelledOutcome)
             #expect(completion == .deliverTimedOut(seconds: 5))
-        case .notStarted, .running, .onCallersTask, .paused, .committing:
+        case .notStarted, .running, .paused, .delivering:
             let completion = machine.complete(failed)
             #expect(completion == .deliver)
         }
-        #expect(machine.life == .completed)
-        let completion5 = machine.complete(succeeded)
-        #expect(completion5 == .ignore)
+        #expect(["finishing", "completed"].contains(machine.state.phase))
+        let again = machine.complete(succeeded)
+        #expect(again == .ignore)
     }
 
-    @Test func anOwnTaskIsStoppedByCancellingItAndTheExchange() async {
+    @Test func aStopInterruptsTheExchangeTheWaitAndThePausedReaders() {
         var machine = TaskPhase.notStarted.machine()
-        guard case .startWork = machine.resume(deadline: nil) else { Issue.record("no start"); return }
-        let work = Task<Void, Never> {}
-        let cancelsWork = machine.workDidStart(work)
-        #expect(!cancelsWork)
+        guard case .run = machine.start(deadline: nil) else { Issue.record("no start"); return }
         let cancelsAtOnce = machine.register(cancelExchange: {})
         #expect(!cancelsAtOnce)
-        _ = machine.suspend()
-        let waits = machine.wait(at: 1)
+        let waitCancelsAtOnce = machine.register(cancelWait: {})
+        #expect(!waitCancelsAtOnce)
+        let suspended = machine.suspend()
+        #expect(suspended)
+        let waits = machine.waitWhilePaused(1)
         #expect(waits)
-        let secondWaits = machine.wait(at: 2)
+        let secondWaits = machine.waitWhilePaused(2)
         #expect(secondWaits)
-        guard case .stop(let stop) = machine.cancel(keepingPartialFile: false) else { Issue.record("no stop"); return }
-        #expect(stop.work != nil)
-        #expect(stop.cancelExchange != nil)
-        #expect(stop.gates == [1, 2])
-        // The gate stays open from here, and a later exchange is cancelled as it registers.
-        let waitsAfterStop = machine.wait(at: 3)
+        guard case .interrupt(let interruption) = machine.cancel(keepingPartialFile: false) else {
+            Issue.record("no interruption")
+            return
+        }
+        #expect(interruption.cancelExchange != nil)
+        #expect(interruption.cancelWait != nil)
+        #expect(interruption.pausedReaders == [1, 2])
+        // No reader waits from here, and a later exchange or wait is stopped as it registers.
+        let waitsAfterStop = machine.waitWhilePaused(3)
         #expect(!waitsAfterStop)
         let cancelsLateExchange = machine.register(cancelExchange: {})
         #expect(cancelsLateExchange)
+        let cancelsLateWait = machine.register(cancelWait: {})
+        #expect(cancelsLateWait)
     }
 
-    @Test func aTransferOnTheCallersTaskIsNeverStoppedByCancellingThatTask() {
-        var machine = TaskPhase.notStarted.machine()
-        let started = machine.startOnCallersTask(deadline: nil)
-        #expect(started)
-        let startedAgain = machine.startOnCallersTask(deadline: nil)
-        #expect(!startedAgain)
-        #expect(machine.runsOnCallersTask)
-        let cancelsAtOnce = machine.register(cancelExchange: {})
-        #expect(!cancelsAtOnce)
-        let stop = machine.deadlinePassed()
-        #expect(stop?.work == nil)
-        #expect(stop?.cancelExchange != nil)
+    @Test func aFinishedWaitIsNoLongerInterrupted() {
+        var machine = TaskPhase.running.machine()
+        _ = machine.register(cancelWait: {})
+        _ = machine.register(cancelWait: nil)
+        let interruption = machine.deadlinePassed()
+        #expect(interruption?.cancelWait == nil)
         let completion = machine.complete(failed)
-        #expect(completion == .deliver)  // no deadline was set, so no .timedOut either
+        #expect(completion == .deliverTimedOut(seconds: 5))
     }
 
-    @Test func aStopBeforeTheWorkIsRecordedCancelsItWhenItIs() {
+    @Test func withoutADeadlineTheStopIsNeverATimeout() {
         var machine = TaskPhase.notStarted.machine()
-        _ = machine.resume(deadline: nil)
-        guard case .stop(let stop) = machine.cancel(keepingPartialFile: false) else { Issue.record("no stop"); return }
-        #expect(stop.work == nil)
-        let cancelsWork = machine.workDidStart(Task<Void, Never> {})
-        #expect(cancelsWork)
+        _ = machine.start(deadline: nil)
+        guard case .interrupt = machine.cancel(keepingPartialFile: false) else { Issue.record("no stop"); return }
+        let completion = machine.complete(failed)
+        #expect(completion == .deliverCancelled)
     }
 
     @Test func resumingAfterASuspendWakesTheReadersThatWaited() {
         var machine = TaskPhase.running.machine()
-        let waits = machine.wait(at: 1)
+        let waits = machine.waitWhilePaused(1)
         #expect(!waits)  // running: no wait
         _ = machine.suspend()
         #expect(machine.isPaused)
-        let waitsWhenPaused = machine.wait(at: 7)
+        let waitsWhenPaused = machine.waitWhilePaused(7)
         #expect(waitsWhenPaused)
-        guard case .openGates(let gates) = machine.resume(deadline: nil) else { Issue.record("no gates"); return }
-        #expect(gates == [7])
-        let left = machine.takeGates()
-        #expect(left.isEmpty)
+        guard case .wake(let readers) = machine.start(deadline: nil) else { Issue.record("no wake"); return }
+        #expect(readers == [7])
+        #expect(!machine.isPaused)
     }
 
     @Test func everyWaiterGetsTheOutcomeOnceAndLaterOnesAtOnce() {
@@ -213,17 +218,31 @@ struct TaskStateMachineTests {
         #expect(ready == nil)
         let secondReady = machine.waitForOutcome(2)
         #expect(secondReady == nil)
-        let thirdReady = machine.waitForOutcome(3)
-        #expect(thirdReady == nil)
         let completion = machine.complete(failed)
         #expect(completion == .deliver)
-        let (first, more) = machine.publish(failed)
-        #expect(first == 1)
-        #expect(more == [2, 3])
-        let again = machine.publish(failed)
-        #expect(again.0 == nil && again.1.isEmpty)
+        // While the completion hooks run, a new waiter still waits for the published outcome.
+        let thirdReady = machine.waitForOutcome(3)
+        #expect(thirdReady == nil)
+        let waiters = machine.publish(failed, resumeData: nil)
+        #expect(waiters.first == 1)
+        #expect(waiters.more == [2, 3])
+        let again = machine.publish(failed, resumeData: nil)
+        #expect(again.first == nil && again.more.isEmpty)
         guard case .failure(let error) = machine.waitForOutcome(4) else { Issue.record("no outcome"); return }
         #expect(error.code == .connectionFailed)
+    }
+
+    @Test func resumeDataIsKeptWithTheOutcome() {
+        var machine = TaskPhase.running.machine()
+        _ = machine.cancel(keepingPartialFile: true)
+        #expect(machine.keepsPartialFile)
+        let resumeData = ResumeData(
+            url: URL(string: "http://127.0.0.1/f")!, bytesWritten: 3, entityTag: "\"e\"", lastModified: nil,
+            partialFileURL: URL(fileURLWithPath: "/tmp/partial"))
+        _ = machine.complete(cancelledOutcome)
+        #expect(machine.resumeData == nil)
+        _ = machine.publish(cancelledOutcome, resumeData: resumeData)
+        #expect(machine.resumeData?.bytesWritten == 3)
     }
 
     @Test func theDeadlineIsNilForNoneAndNeverNegative() {

@@ -19,10 +19,10 @@ struct UnansweredResendTests {
 
     /// How many resends `reason` gets for `request` before the session gives up.
     static func resends(_ reason: UnansweredExchange?, of request: Request, stopping: Bool = false) -> Int {
-        var state = AttemptState(request: request)
+        var state = AttemptHistory(request: request)
         var count = 0
-        while AttemptDecision.resendPause(
-            after: failure(reason), sent: request, state: &state, isStopping: stopping) != nil
+        while AttemptPolicy.resendPause(
+            after: failure(reason), sent: request, history: &state, isStopping: stopping) != nil
         {
             count += 1
             if count > 100 { break }
@@ -53,10 +53,10 @@ struct UnansweredResendTests {
     }
 
     @Test func theFirstResendGoesAtOnceAndLaterOnesBackOff() {
-        var state = AttemptState(request: Request(url: Self.url))
+        var state = AttemptHistory(request: Request(url: Self.url))
         let pauses = (0..<3).compactMap { _ in
-            AttemptDecision.resendPause(
-                after: Self.failure(.refused), sent: Request(url: Self.url), state: &state, isStopping: false)
+            AttemptPolicy.resendPause(
+                after: Self.failure(.refused), sent: Request(url: Self.url), history: &state, isStopping: false)
         }
         #expect(pauses == [.zero, .milliseconds(1), .milliseconds(2)])
     }

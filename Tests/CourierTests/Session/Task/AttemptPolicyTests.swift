@@ -36,10 +36,10 @@ private func head(_ status: Int, location: String? = nil) -> ResponseHead {
     return ResponseHead(status: .init(code: status), headerFields: fields, url: origin)
 }
 
-private let follows = AttemptRules(redirectPolicy: RedirectPolicy(), hasRetrier: false, canProvideNewBody: false)
+private let follows = FollowUpSettings(redirectPolicy: RedirectPolicy(), hasRetrier: false, canProvideNewBody: false)
 
 @Suite("Attempt decisions: redirects, retries and resume as pure functions")
-struct AttemptDecisionTests {
+struct AttemptPolicyTests {
     static let methods: [HTTPMethod] = [.get, .head, .post, .put, .delete]
 
     /// RFC 9110 §15.4 as browsers apply it, restated independently of `RedirectPolicy`.
@@ -47,8 +47,8 @@ struct AttemptDecisionTests {
     func redirects(status: Int, body: AttemptBodyKind) {
         for method in Self.methods {
             let sent = request(method, body)
-            let step = AttemptDecision.afterResponse(
-                head(status, location: "/next"), sent: sent, state: AttemptState(request: sent), rules: follows,
+            let step = AttemptPolicy.afterResponse(
+                head(status, location: "/next"), sent: sent, history: AttemptHistory(request: sent), settings: follows,
                 isStopping: false)
             let becomesGet = (status == 303 && method != .head) || ((status == 301 || status == 302) && method == .post)
             // A HEAD keeps its method on a 303, and so whatever body it had.
@@ -73,8 +73,8 @@ struct AttemptDecisionTests {
         let sent = request(.post, .oneShot)
         var rules = follows
         rules.canProvideNewBody = true
-        let step = AttemptDecision.afterResponse(
-            head(status, location: "/again"), sent: sent, state: AttemptState(request: sent), rules: rules,
+        let step = AttemptPolicy.afterResponse(
+            head(status, location: "/again"), sent: sent, history: AttemptHistory(request: sent), settings: rules,
             isStopping: false)
         guard case .redirect(let next) = step else { Issue.record("\(step)"); return }
         #expect(next.method == .post)
@@ -85,29 +85,31 @@ struct AttemptDecisionTests {
     func responsesThatAreNotFollowedAreDelivered(status: Int) {
         // Redirect statuses without a Location are delivered as they are.
         let sent = request(.get, .none)
-        let step = AttemptDecision.afterResponse(
-            head(status), sent: sent, state: AttemptState(request: sent), rules: follows, isStopping: false)
+        let step = AttemptPolicy.afterResponse(
+            head(status), sent: sent, history: AttemptHistory(request: sent), settings: follows, isStopping: false)
         guard case .deliver = step else { Issue.record("\(status): \(step)"); return }
     }
 
     @Test func redirectLimitsAndOrigins() {
         let sent = request(.get, .none)
-        var state = AttemptState(request: sent)
+        var state = AttemptHistory(request: sent)
         for _ in 0..<16 { state.redirected(to: sent) }
         #expect(state.redirectCount == 16)
-        let tooMany = AttemptDecision.afterResponse(
-            head(302, location: "/n"), sent: sent, state: state, rules: follows, isStopping: false)
+        let tooMany = AttemptPolicy.afterResponse(
+            head(302, location: "/n"), sent: sent, history: state, settings: follows, isStopping: false)
         guard case .fail(let error) = tooMany else { Issue.record("\(tooMany)"); return }
         #expect(error.code == .tooManyRedirects)
 
-        let elsewhere = AttemptDecision.afterResponse(
-            head(302, location: "http://[::1]:9/x"), sent: sent, state: AttemptState(request: sent), rules: follows,
+        let elsewhere = AttemptPolicy.afterResponse(
+            head(302, location: "http://[::1]:9/x"), sent: sent, history: AttemptHistory(request: sent),
+            settings: follows,
             isStopping: false)
         guard case .redirect(let next) = elsewhere else { Issue.record("\(elsewhere)"); return }
         #expect(next.headerFields[.authorization] == nil)
 
-        let notHTTP = AttemptDecision.afterResponse(
-            head(302, location: "ftp://127.0.0.1/x"), sent: sent, state: AttemptState(request: sent), rules: follows,
+        let notHTTP = AttemptPolicy.afterResponse(
+            head(302, location: "ftp://127.0.0.1/x"), sent: sent, history: AttemptHistory(request: sent),
+            settings: follows,
             isStopping: false)
         guard case .fail(let invalid) = notHTTP else { Issue.record("\(notHTTP)"); return }
         #expect(invalid.code == .invalidRedirectLocation)
@@ -120,10 +122,10 @@ struct AttemptDecisionTests {
         let sent = request(.put, body)
         for hasRetrier in [false, true] {
             for stopping in [false, true] {
-                let rules = AttemptRules(
+                let rules = FollowUpSettings(
                     redirectPolicy: RedirectPolicy(), hasRetrier: hasRetrier, canProvideNewBody: false)
-                let step = AttemptDecision.afterDeclinedRedirect(
-                    head(status), sent: sent, rules: rules, isStopping: stopping)
+                let step = AttemptPolicy.afterDeclinedRedirect(
+                    head(status), sent: sent, settings: rules, isStopping: stopping)
                 let asks = status >= 400 && hasRetrier && !stopping && body != .oneShot
                 let label = "\(status) \(body) retrier \(hasRetrier) stopping \(stopping)"
                 switch step {
@@ -138,10 +140,10 @@ struct AttemptDecisionTests {
     @Test(arguments: [CourierError.Code.connectionFailed, .timedOut, .cancelled], AttemptBodyKind.allCases)
     func retriesAfterAFailure(code: CourierError.Code, body: AttemptBodyKind) {
         let sent = request(.get, body)
-        let rules = AttemptRules(redirectPolicy: RedirectPolicy(), hasRetrier: true, canProvideNewBody: false)
+        let rules = FollowUpSettings(redirectPolicy: RedirectPolicy(), hasRetrier: true, canProvideNewBody: false)
         for stopping in [false, true] {
-            let step = AttemptDecision.afterFailure(
-                CourierError(code, "x"), sent: sent, rules: rules, isStopping: stopping)
+            let step = AttemptPolicy.afterFailure(
+                CourierError(code, "x"), sent: sent, settings: rules, isStopping: stopping)
             let asks = code != .cancelled && !stopping && body != .oneShot
             switch step {
             case .consultRetrier: #expect(asks)
@@ -149,20 +151,20 @@ struct AttemptDecisionTests {
             default: Issue.record("\(step)")
             }
         }
-        let unasked = AttemptDecision.afterFailure(
-            CourierError(code, "x"), sent: sent, rules: follows, isStopping: false)
+        let unasked = AttemptPolicy.afterFailure(
+            CourierError(code, "x"), sent: sent, settings: follows, isStopping: false)
         guard case .fail = unasked else { Issue.record("no retrier, still asked: \(unasked)"); return }
     }
 
     @Test func retryAnswersBecomeDelays() {
-        #expect(AttemptDecision.retryDelay(.doNotRetry) == nil)
-        #expect(AttemptDecision.retryDelay(.retry) == .zero)
-        #expect(AttemptDecision.retryDelay(.retryWithDelay(.milliseconds(250))) == .milliseconds(250))
-        #expect(AttemptDecision.retryDelay(.retryWithDelay(.seconds(-1))) == .zero)
+        #expect(AttemptPolicy.retryDelay(.doNotRetry) == nil)
+        #expect(AttemptPolicy.retryDelay(.retry) == .zero)
+        #expect(AttemptPolicy.retryDelay(.retryWithDelay(.milliseconds(250))) == .milliseconds(250))
+        #expect(AttemptPolicy.retryDelay(.retryWithDelay(.seconds(-1))) == .zero)
     }
 
     @Test func attemptCountsAndAdapting() {
-        var state = AttemptState(request: request(.get, .none))
+        var state = AttemptHistory(request: request(.get, .none))
         #expect(state.needsAdapting && state.sendsOriginal)
         state.adapted(to: request(.get, .none))
         #expect(!state.needsAdapting && !state.sendsOriginal)
@@ -178,25 +180,25 @@ struct AttemptDecisionTests {
         let resume = ResumeData(
             url: origin, bytesWritten: 1000, entityTag: "\"v1\"", lastModified: nil, partialFileURL: partial)
         let plain = Request(url: origin)
-        let resumed = try AttemptDecision.outgoing(plain, resuming: resume)
+        let resumed = try AttemptPolicy.outgoing(plain, resuming: resume)
         #expect(resumed.headerFields[.range] == "bytes=1000-")
         #expect(resumed.headerFields[.ifRange] == "\"v1\"")
         // Bytes as sent without a coding, as the partial file holds; a caller's own choice stays.
         #expect(resumed.headerFields[.acceptEncoding] == "identity")
         var asking = plain
         asking.headerFields[.acceptEncoding] = "gzip"
-        #expect(try AttemptDecision.outgoing(asking, resuming: resume).headerFields[.acceptEncoding] == "gzip")
-        let elsewhere = try AttemptDecision.outgoing(
+        #expect(try AttemptPolicy.outgoing(asking, resuming: resume).headerFields[.acceptEncoding] == "gzip")
+        let elsewhere = try AttemptPolicy.outgoing(
             Request(url: URL(string: "http://127.0.0.1:8080/other")!), resuming: resume)
         #expect(elsewhere.headerFields[.range] == nil)
-        #expect(try AttemptDecision.outgoing(plain, resuming: nil).headerFields[.range] == nil)
+        #expect(try AttemptPolicy.outgoing(plain, resuming: nil).headerFields[.range] == nil)
 
-        let redirected = AttemptDecision.redirectTarget(resumed, resuming: true)
+        let redirected = AttemptPolicy.redirectTarget(resumed, resuming: true)
         #expect(redirected.headerFields[.range] == nil && redirected.headerFields[.ifRange] == nil)
-        #expect(AttemptDecision.redirectTarget(resumed, resuming: false).headerFields[.range] == "bytes=1000-")
+        #expect(AttemptPolicy.redirectTarget(resumed, resuming: false).headerFields[.range] == "bytes=1000-")
 
         let noValidator = ResumeData(
             url: origin, bytesWritten: 1, entityTag: nil, lastModified: nil, partialFileURL: partial)
-        #expect(throws: CourierError.self) { try AttemptDecision.outgoing(plain, resuming: noValidator) }
+        #expect(throws: CourierError.self) { try AttemptPolicy.outgoing(plain, resuming: noValidator) }
     }
 }

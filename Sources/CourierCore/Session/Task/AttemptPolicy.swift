@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 
-/// What a task does after one attempt (one exchange with the server).
-enum AttemptStep: Sendable {
+/// What a task does after one attempt (one exchange with the server), as ``AttemptPolicy`` decides.
+enum NextStep: Sendable {
     /// Follow a redirect: send this request next, once the redirect hooks agree.
     case redirect(Request)
     /// Ask the retrier (the caller's code) whether to send the request again; if it says no,
@@ -14,8 +14,9 @@ enum AttemptStep: Sendable {
     case fail(CourierError)
 }
 
-/// What the session is set up to do between attempts; fixed for a task.
-struct AttemptRules: Sendable {
+/// The settings that the decisions between attempts read: how redirects are followed, and
+/// whether a retry is possible at all; fixed for a task.
+struct FollowUpSettings: Sendable {
     var redirectPolicy: RedirectPolicy
     /// A retrier is installed (the manager's interceptor).
     var hasRetrier: Bool
@@ -23,8 +24,9 @@ struct AttemptRules: Sendable {
     var canProvideNewBody: Bool
 }
 
-/// Where a task is between attempts: the request before adapting, and the counts so far.
-struct AttemptState: Sendable {
+/// What a task's attempts did so far, kept by its run: the request the next attempt starts from
+/// (before adapting), the redirect and retry counts, and the resume data a stopped download left.
+struct AttemptHistory: Sendable {
     /// The request the next attempt starts from (the original, a redirect's target).
     var request: Request
     var redirectCount = 0
@@ -33,6 +35,8 @@ struct AttemptState: Sendable {
     var needsAdapting = true
     /// What goes out is still the original request, so the task need not store it again.
     var sendsOriginal = true
+    /// What a download that stopped left to continue from.
+    var resumeData: ResumeData?
     /// Resends of exchanges that got no answer (``UnansweredExchange``), decided without the retrier.
     var resends = ResendBudget()
 
@@ -59,52 +63,62 @@ struct AttemptState: Sendable {
     }
 }
 
-/// The decisions between attempts, as pure functions of the attempt and its response: the
-/// driver (`SessionTask+Run.swift`) does the I/O and asks these what comes next.
-enum AttemptDecision {
+/// The decisions between attempts (follow, ask the retrier, deliver, fail), as pure functions of
+/// the attempt and its response: the run (`SessionTask+Run.swift`) does the I/O and asks these
+/// what comes next.
+enum AttemptPolicy {
     /// After the transport failed: ask the retrier when one could resend this request, else fail.
-    /// `isStopping` is true when the task was cancelled or ran out of time (nothing is retried then).
-    static func afterFailure(_ error: CourierError, sent: Request, rules: AttemptRules, isStopping: Bool) -> AttemptStep
+    /// `isStopping` is true when the task was cancelled or ran out of time (nothing is retried
+    /// then); read only when a retry is possible at all.
+    static func afterFailure(
+        _ error: CourierError, sent: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool
+    )
+        -> NextStep
     {
-        mayRetry(sent, rules: rules, isStopping: isStopping || error.code == .cancelled)
+        mayRetry(sent, settings: settings, isStopping: error.code == .cancelled || isStopping())
             ? .consultRetrier : .fail(error)
     }
 
     /// After a response head: follow a redirect the policy accepts, ask the retrier about an
     /// error status, else deliver.
     static func afterResponse(
-        _ head: ResponseHead, sent: Request, state: AttemptState, rules: AttemptRules, isStopping: Bool
-    ) -> AttemptStep {
+        _ head: ResponseHead, sent: Request, history: AttemptHistory, settings: FollowUpSettings,
+        isStopping: @autoclosure () -> Bool
+    ) -> NextStep {
         do {
-            let decision = try rules.redirectPolicy.decide(
-                request: sent, response: head, redirectCount: state.redirectCount,
-                canProvideNewBody: rules.canProvideNewBody)
+            let decision = try settings.redirectPolicy.decide(
+                request: sent, response: head, redirectCount: history.redirectCount,
+                canProvideNewBody: settings.canProvideNewBody)
             if case .follow(let next) = decision { return .redirect(next) }
         } catch {
             return .fail(error as? CourierError ?? CourierError(.transportFailed, "\(error)"))
         }
-        return afterDeclinedRedirect(head, sent: sent, rules: rules, isStopping: isStopping)
+        return afterDeclinedRedirect(head, sent: sent, settings: settings, isStopping: isStopping())
     }
 
     /// A response that is not followed (no redirect, or a hook declined it): ask the retrier
     /// about an error status, else deliver.
-    static func afterDeclinedRedirect(_ head: ResponseHead, sent: Request, rules: AttemptRules, isStopping: Bool)
-        -> AttemptStep
+    static func afterDeclinedRedirect(
+        _ head: ResponseHead, sent: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool
+    )
+        -> NextStep
     {
-        if head.statusCode >= 400, mayRetry(sent, rules: rules, isStopping: isStopping) { return .consultRetrier }
+        if head.statusCode >= 400, mayRetry(sent, settings: settings, isStopping: isStopping()) {
+            return .consultRetrier
+        }
         return .deliver
     }
 
     /// The wait before sending `sent` again on its own after `error`, or nil when its transport
     /// did not report it unanswered (``CourierError/unansweredExchange``), the method or body
     /// rules it out, or the bound is reached. The session alone resends; transports never do.
-    static func resendPause(after error: CourierError, sent: Request, state: inout AttemptState, isStopping: Bool)
-        -> Duration?
-    {
-        guard !isStopping, let reason = error.unansweredExchange, reason.allowsResend(of: sent.method),
-            sent.body.isReplayable
+    static func resendPause(
+        after error: CourierError, sent: Request, history: inout AttemptHistory, isStopping: @autoclosure () -> Bool
+    ) -> Duration? {
+        guard let reason = error.unansweredExchange, reason.allowsResend(of: sent.method), sent.body.isReplayable,
+            !isStopping()
         else { return nil }
-        return state.resends.spend(on: reason)
+        return history.resends.spend(on: reason)
     }
 
     /// The wait before sending again, or nil when the retrier declined.
@@ -118,8 +132,10 @@ enum AttemptDecision {
 
     /// A retrier is asked only when it could act: one is installed, the task is not stopping,
     /// and the body can be produced again.
-    private static func mayRetry(_ request: Request, rules: AttemptRules, isStopping: Bool) -> Bool {
-        rules.hasRetrier && !isStopping && request.body.isReplayable
+    private static func mayRetry(_ request: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool)
+        -> Bool
+    {
+        settings.hasRetrier && request.body.isReplayable && !isStopping()
     }
 
     /// The request that goes out for an attempt: `Range` and `If-Range` added when it resumes a
