@@ -64,7 +64,8 @@ import Testing
 
         func refresh(_ token: Token) async throws -> Token {
             struct Issued: Decodable, Sendable { var token: String }
-            let issued = try await tokens.post("auth/token?realm=\(realm)", .json(["old": token.value]), as: Issued.self)
+            let issued = try await tokens.post(
+                "auth/token?realm=\(realm)", .json(["old": token.value]), as: Issued.self)
             return Token(value: issued.value.token, expiry: Date(timeIntervalSinceNow: 3600))
         }
 

@@ -1,8 +1,7 @@
+import Courier
 import CourierTesting
 import Foundation
 import Testing
-
-import Courier
 
 @testable import CourierCore
 
