@@ -38,12 +38,7 @@ step() { echo "== $* ($(date -u +%H:%M:%S), +$(($(date +%s) - started)) s)"; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# courier links CourierURLSession, so FoundationNetworking's static library, which needs
-# libcurl at link time (its .so, from libcurl4-openssl-dev on Debian) and at run time (libcurl4).
-if [ "$(clang -print-file-name=libcurl.so)" = libcurl.so ] && command -v apt-get >"$scratch/apt.path"; then
-  step "libcurl4-openssl-dev, for linking FoundationNetworking statically"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcurl4-openssl-dev
-fi
+. "$root/.ci/libcurl-dev.sh"
 
 step "man page: swift package generate-manual (swift-argument-parser's plugin)"
 # The page's date is the last commit's, so that the same source makes the same page.
