@@ -71,7 +71,7 @@ struct RedirectAndHookTests {
 
     @Test func oneShotBodyOn307IsATypedError() async throws {
         try await withSession { server, manager, _ in
-            let body = RequestBody.oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once")))
+            let body = RequestBody.oneShotStream(length: 4, SingleChunk(buffer: ByteBuffer(string: "once")))
             let request = Request(method: .post, url: redirectURL(server, to: "/upload", status: 307), body: body)
             await expectCode(.bodyNotReplayable) { try await manager.data(for: request) }
         }
@@ -83,10 +83,10 @@ struct RedirectAndHookTests {
             var hooks = SessionHooks()
             hooks.needNewBodyStream = { task, request in
                 calls.append(task.identifier)
-                return .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "anew")))
+                return .oneShotStream(length: 4, SingleChunk(buffer: ByteBuffer(string: "anew")))
             }
             manager.hooks = hooks
-            let body = RequestBody.oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once")))
+            let body = RequestBody.oneShotStream(length: 4, SingleChunk(buffer: ByteBuffer(string: "once")))
             let request = Request(method: .post, url: redirectURL(server, to: "/upload", status: 307), body: body)
             let sink = try jsonObject(try await manager.data(for: request).data)
             #expect(sink["sha256"] as? String == sha256Hex(Data("anew".utf8)))

@@ -74,7 +74,7 @@ struct RedirectPolicyTests {
 
     @Test(arguments: [307, 308])
     func oneShotBodyIsNotReplayable(status: Int) throws {
-        let stream = SingleChunkStream(buffer: ByteBuffer(string: "once"))
+        let stream = SingleChunk(buffer: ByteBuffer(string: "once"))
         let oneShot = request(.post, body: .oneShotStream(length: 4, stream))
         expectCode(.bodyNotReplayable) {
             try RedirectPolicy().decide(request: oneShot, response: response(status), redirectCount: 0)
@@ -90,7 +90,7 @@ struct RedirectPolicyTests {
 
     @Test func oneShotBodyIsFineWhen303DropsIt() throws {
         let oneShot = request(
-            .post, body: .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once"))))
+            .post, body: .oneShotStream(length: 4, SingleChunk(buffer: ByteBuffer(string: "once"))))
         let next = try follow(oneShot, response(303))
         #expect(next.body.isEmpty)
     }
@@ -161,17 +161,4 @@ struct RedirectPolicyTests {
             }
         }
     }
-}
-
-struct SingleChunkStream: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let buffer: ByteBuffer
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var buffer: ByteBuffer?
-        mutating func next() async throws -> ByteBuffer? {
-            defer { buffer = nil }
-            return buffer
-        }
-    }
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
 }

@@ -109,7 +109,7 @@ struct ScriptedSessionTests {
         let transport = ScriptedTransport(replies: [.status(503), .text("unreached")])
         let manager = SessionManager(transport: transport, interceptor: RetryPolicy(retryableHTTPMethods: [.put]))
         var request = Request(method: .put, url: base)
-        request.body = .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once")))
+        request.body = .oneShotStream(length: 4, SingleChunk(buffer: ByteBuffer(string: "once")))
         let response = try await manager.data(for: request)
         #expect(response.response.statusCode == 503)
         #expect(transport.sent.count == 1)

@@ -93,12 +93,7 @@ enum CourierSession {
                 try SmallRequests.checkSameRequest(echoedBy: try await manager.data(for: request).data)
             }
             @Sendable func getOnce() async throws -> Int {
-                guard throughSession else {
-                    let response = try await transport.send(request, uploadProgress: nil)
-                    var size = 0
-                    for try await chunk in response.body { size += chunk.readableBytes }
-                    return response.head.statusCode == 200 ? size : -1
-                }
+                guard throughSession else { return try await sendAlone(request, over: transport) }
                 let response = try await manager.data(for: request)
                 return response.response.statusCode == 200 ? response.data.count : -1
             }
@@ -111,5 +106,14 @@ enum CourierSession {
             try? await transport.shutdown()
             throw error
         }
+    }
+
+    /// One request through `transport.send` alone, no session (the diagnostic `transport` sides):
+    /// the body's size when the status is 200, else -1.
+    static func sendAlone(_ request: Request, over transport: any Transport) async throws -> Int {
+        let response = try await transport.send(request, uploadProgress: nil)
+        var size = 0
+        for try await chunk in response.body { size += chunk.readableBytes }
+        return response.head.statusCode == 200 ? size : -1
     }
 }

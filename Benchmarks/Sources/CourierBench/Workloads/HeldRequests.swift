@@ -49,12 +49,7 @@ enum HeldRequests {
         do {
             _ = try await manager.data(for: warmUp)
             let measurement = try await measure(count: setup.count) {
-                guard throughSession else {
-                    let response = try await transport.send(request, uploadProgress: nil)
-                    var size = 0
-                    for try await chunk in response.body { size += chunk.readableBytes }
-                    return response.head.statusCode == 200 ? size : -1
-                }
+                guard throughSession else { return try await CourierSession.sendAlone(request, over: transport) }
                 let response = try await manager.data(for: request)
                 return response.response.statusCode == 200 ? response.data.count : -1
             }

@@ -15,7 +15,7 @@ enum AttemptBodyKind: String, CaseIterable, CustomStringConvertible {
         switch self {
         case .none: return .empty
         case .replayable: return .data(Data("body".utf8))
-        case .oneShot: return .oneShotStream(length: 4, SingleChunkStream(buffer: ByteBuffer(string: "once")))
+        case .oneShot: return .oneShotStream(length: 4, SingleChunk(buffer: ByteBuffer(string: "once")))
         }
     }
 }
