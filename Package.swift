@@ -9,6 +9,9 @@ let package = Package(
         // The session and the `Transport` protocol without AsyncHTTPClient, for a program that
         // brings its own transport (issue 43).
         .library(name: "CourierCore", targets: ["CourierCore"]),
+        // The AsyncHTTPClient transport alone, beside `CourierCore` (the `Courier` product is both);
+        // a product so that its API is documented and checked for breaks like the others.
+        .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         // Transport on Foundation's URLSession (FoundationNetworking on Linux); its own product (issue 19).
