@@ -97,7 +97,9 @@ let package = Package(
         .target(
             name: "CourierTesting",
             dependencies: [
-                "Courier",
+                // CourierCore and CourierAsyncHTTPClient beside the umbrella that re-exports them, so
+                // that DocC's combined site resolves this module's links to their symbols.
+                "Courier", "CourierCore", "CourierAsyncHTTPClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -163,7 +165,8 @@ let package = Package(
         .target(
             name: "CourierOpenAPI",
             dependencies: [
-                "Courier",
+                // See CourierTesting: named for DocC's links; `Courier` re-exports both.
+                "Courier", "CourierCore", "CourierAsyncHTTPClient",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

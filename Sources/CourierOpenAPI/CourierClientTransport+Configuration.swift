@@ -30,13 +30,13 @@ extension CourierClientTransport {
 
     /// How one operation is sent; nil fields leave the decision to the next level down.
     public struct OperationPolicy: Sendable {
-        /// The whole-exchange deadline, response body included (``Request/timeoutInterval``);
-        /// past it the call fails with ``CourierError/Code/timedOut``.
+        /// The whole-exchange deadline, response body included (``/CourierCore/Request/timeoutInterval``);
+        /// past it the call fails with ``/CourierCore/CourierError/Code/timedOut``.
         public var timeout: Duration?
-        /// Decides whether a failed attempt is sent again (a ``RetryPolicy``, say); asked before
-        /// the manager's interceptor (see ``TaskOverrides``). Only replayable bodies are resent.
+        /// Decides whether a failed attempt is sent again (a ``/CourierCore/RetryPolicy``, say); asked before
+        /// the manager's interceptor (see ``/CourierCore/TaskOverrides``). Only replayable bodies are resent.
         public var retry: (any RequestRetrier)?
-        /// The most redirects followed; one more fails with ``CourierError/Code/tooManyRedirects``
+        /// The most redirects followed; one more fails with ``/CourierCore/CourierError/Code/tooManyRedirects``
         /// (so 0 makes any redirect that error).
         public var maximumRedirects: Int?
 

@@ -4,7 +4,7 @@ import HTTPTypes
 import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that sends every operation of a generated client
-/// through a Courier ``SessionManager``, so the manager's redirects, retries, cookies,
+/// through a Courier ``/CourierCore/SessionManager``, so the manager's redirects, retries, cookies,
 /// interceptor, trust policy and deadlines apply to OpenAPI calls as to any other request.
 ///
 /// ```swift
@@ -16,16 +16,16 @@ import OpenAPIRuntime
 ///
 /// Bodies stream both ways, chunk by chunk, with no whole-body buffer: a request `HTTPBody` of
 /// known length goes out with `Content-Length`, one of unknown length chunked. A body whose
-/// `iterationBehavior` is `.multiple` is a replayable ``RequestBody``, so a 307/308 redirect or a
+/// `iterationBehavior` is `.multiple` is a replayable ``/CourierCore/RequestBody``, so a 307/308 redirect or a
 /// retry sends it again; a `.single` body is sent once, and a 307/308 that needs it again fails
-/// with ``CourierError/Code/bodyNotReplayable`` (a retry is not attempted for it: the failed
-/// response is returned). The response body is the session's ``SessionManager/stream(_:)`` body
+/// with ``/CourierCore/CourierError/Code/bodyNotReplayable`` (a retry is not attempted for it: the failed
+/// response is returned). The response body is the session's ``/CourierCore/SessionManager/stream(_:)`` body
 /// under backpressure, as a `.single` `HTTPBody` whose `length` comes from `Content-Length`.
 /// Each chunk is copied once in each direction, because `HTTPBody` carries `ArraySlice<UInt8>`
 /// and the network layer `ByteBuffer`.
 ///
-/// Errors are ``CourierError``s (the generated client wraps them in OpenAPIRuntime's
-/// `ClientError`, whose `underlyingError` is the ``CourierError``). Cancelling the calling task
+/// Errors are ``/CourierCore/CourierError``s (the generated client wraps them in OpenAPIRuntime's
+/// `ClientError`, whose `underlyingError` is the ``/CourierCore/CourierError``). Cancelling the calling task
 /// cancels the exchange, and so does dropping the response body before its end.
 public struct CourierClientTransport: ClientTransport {
     /// The session every operation is sent through.
@@ -34,7 +34,7 @@ public struct CourierClientTransport: ClientTransport {
     public var configuration: Configuration
 
     /// Makes a transport that sends through `manager` (by default a manager of its own, on
-    /// ``AsyncHTTPClientTransport/shared``), with per-operation policies from `configuration`.
+    /// ``/CourierAsyncHTTPClient/AsyncHTTPClientTransport/shared``), with per-operation policies from `configuration`.
     public init(manager: SessionManager = SessionManager(), configuration: Configuration = Configuration()) {
         self.manager = manager
         self.configuration = configuration
@@ -42,7 +42,7 @@ public struct CourierClientTransport: ClientTransport {
 
     /// Sends one operation's request and returns once the response head has arrived, with the
     /// body still streaming.
-    /// - Throws: ``CourierError``: `.invalidURL` when the request's path does not join `baseURL`;
+    /// - Throws: ``/CourierCore/CourierError``: `.invalidURL` when the request's path does not join `baseURL`;
     ///   anything the session throws (`.timedOut`, `.cancelled`, `.connectionFailed`,
     ///   `.tooManyRedirects`, `.bodyNotReplayable`, `.bodyLengthMismatch`, …).
     public func send(

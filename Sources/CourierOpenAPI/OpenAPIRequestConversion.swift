@@ -4,7 +4,7 @@ import HTTPTypes
 import NIOCore
 import OpenAPIRuntime
 
-/// An OpenAPIRuntime request (head, `HTTPBody`, base URL) as a Courier ``Request``.
+/// An OpenAPIRuntime request (head, `HTTPBody`, base URL) as a Courier ``/CourierCore/Request``.
 enum OpenAPIRequestConversion {
     /// A known-length `.multiple` body up to this size is read into one buffer before sending:
     /// the same single copy as streaming it, and the transport then sends plain bytes (no
@@ -12,7 +12,7 @@ enum OpenAPIRequestConversion {
     static let smallBodyLimit: Int64 = 16 << 10
 
     /// The base URL's path followed by the request's path, with the request's query.
-    /// - Throws: ``CourierError`` `.invalidURL` when the request has no path or the two do not
+    /// - Throws: ``/CourierCore/CourierError`` `.invalidURL` when the request has no path or the two do not
     ///   form a URL.
     static func url(for request: HTTPRequest, baseURL: URL) throws -> URL {
         let path = request.path ?? ""
@@ -36,7 +36,7 @@ enum OpenAPIRequestConversion {
             offendingInput: path)
     }
 
-    /// The body as a ``RequestBody``: replayable for `.multiple`, one-shot for `.single`, with
+    /// The body as a ``/CourierCore/RequestBody``: replayable for `.multiple`, one-shot for `.single`, with
     /// its length when known (checked as it is read).
     /// - Throws: the body's own error while a small body is read ahead (see ``smallBodyLimit``).
     static func body(_ body: HTTPBody?) async throws -> RequestBody {
@@ -55,7 +55,7 @@ enum OpenAPIRequestConversion {
     }
 
     /// Reads a small body whose length is known into one buffer, checking the length.
-    /// - Throws: ``CourierError`` `.bodyLengthMismatch` when the body yields more or fewer bytes.
+    /// - Throws: ``/CourierCore/CourierError`` `.bodyLengthMismatch` when the body yields more or fewer bytes.
     private static func collect(_ body: HTTPBody, length: Int64) async throws -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: Int(length))
         for try await chunk in body {
@@ -72,14 +72,14 @@ enum OpenAPIRequestConversion {
         return buffer
     }
 
-    /// A duration in seconds, for ``Request/timeoutInterval``.
+    /// A duration in seconds, for ``/CourierCore/Request/timeoutInterval``.
     static func seconds(_ duration: Duration) -> TimeInterval {
         let parts = duration.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }
 
-/// An `HTTPBody` as the `ByteBuffer` chunks a ``RequestBody`` stream yields: each chunk copied
+/// An `HTTPBody` as the `ByteBuffer` chunks a ``/CourierCore/RequestBody`` stream yields: each chunk copied
 /// once, empty chunks skipped; one iterator of the body per sequence iterator.
 struct HTTPBodyChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer

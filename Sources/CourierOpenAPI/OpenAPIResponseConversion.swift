@@ -3,12 +3,12 @@ import HTTPTypes
 import NIOCore
 import OpenAPIRuntime
 
-/// A Courier ``StreamedResponse`` as OpenAPIRuntime's response and body.
+/// A Courier ``/CourierCore/StreamedResponse`` as OpenAPIRuntime's response and body.
 enum OpenAPIResponseConversion {
     /// The head as an `HTTPResponse`, and the body still streaming as a `.single` `HTTPBody`;
     /// nil for a response that has no body by definition (to HEAD; 1xx, 204, 304), which is
     /// read to its end here so that its connection is free for reuse.
-    /// - Throws: ``CourierError`` from reading a body that should be empty.
+    /// - Throws: ``/CourierCore/CourierError`` from reading a body that should be empty.
     static func response(_ streamed: StreamedResponse, method: HTTPRequest.Method) async throws
         -> (HTTPResponse, HTTPBody?)
     {
