@@ -13,7 +13,9 @@ import NIOHTTP1
 ///   data after N of its body bytes (closing; `reset=1` resets), `cuts=K` times (default 1);
 ///   `fail=S` answers the next append with status S once, before its body; `expire=1` makes the
 ///   upload expire (410) at its first cut, for the first upload created so only (a restarted
-///   upload then goes through); `hold=1` never answers the first append once its body is in.
+///   upload then goes through); `hold=1` never answers the first append once its body is in;
+///   `lie=N` reports an offset N bytes too low in the first offset retrieval after a cut, so
+///   that the client's next append meets a 409.
 /// - `HEAD /files/<id>`: the offset; `PATCH /files/<id>`: appends from `Upload-Offset` (409 with
 ///   the server's offset when it differs); `DELETE /files/<id>`: forgets it.
 /// - `GET /files/<id>`: a JSON report (`offset`, `length`, `complete`, `sha256` of what arrived
@@ -134,6 +136,7 @@ enum ResumableUploadEndpoints {
             faults.failOnce = request.queryInt("fail")
             faults.expiresAtCut = request.queryValue("expire") == "1" && !registry.hasExpired
             faults.holdsAnswer = request.queryValue("hold") == "1"
+            faults.lie = request.queryInt("lie").map(Int64.init)
             let id = registry.create(
                 length: length, metadata: request.header("Upload-Metadata") ?? request.header("Content-Disposition"),
                 isDraft: isDraft, faults: faults)
@@ -151,9 +154,14 @@ enum ResumableUploadEndpoints {
         func offset(_ id: String) -> ResponsePlan {
             guard let upload = registry.upload(id) else { return .error(.notFound, "no upload \(id)") }
             guard !upload.isExpired else { return .error(.gone, "upload \(id) has expired") }
+            var reported = upload.offset
+            if upload.cuts > 0, let lie = upload.faults.lie {
+                registry.update(id) { $0.faults.lie = nil }
+                reported = max(0, reported - lie)
+            }
             var headers =
                 protocolHeaders + [
-                    ("Upload-Offset", String(upload.offset)), ("Upload-Length", String(upload.length)),
+                    ("Upload-Offset", String(reported)), ("Upload-Length", String(upload.length)),
                     ("Cache-Control", "no-store"),
                 ]
             if isDraft { headers.append(("Upload-Complete", upload.isComplete ? "?1" : "?0")) }

@@ -20,6 +20,8 @@ final class ResumableUploadRegistry: Sendable {
         var expiresAtCut = false
         /// Never answer an append once its body is in (until the client goes, or 30 s).
         var holdsAnswer = false
+        /// Report an offset this much too low once, in the first offset retrieval after a cut.
+        var lie: Int64?
     }
 
     struct Upload {

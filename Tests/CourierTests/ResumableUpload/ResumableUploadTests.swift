@@ -75,6 +75,22 @@ struct ResumableUploadTests {
         }
     }
 
+    @Test func anOffsetMismatchIsResynchronisedNotAppendedBlindly() async throws {
+        try await withFaultSession { server, session, directory in
+            let manager = HTTPSessionManager(baseURL: server.url("/"), session: session)
+            let (file, data) = try makeUploadFile(size: 600_000, in: directory)
+            // After the cut, the server's first HEAD understates its offset by 1000 bytes: the
+            // PATCH from there meets a 409, and the client asks again.
+            let done = try await manager.post.resumable("files/?cut=300000&lie=1000", .file(file), options: Self.plain)
+            #expect(try await manager.uploadReport(done.uploadURL).sha256 == sha256Hex(data))
+            let requests = server.stats.recentRequestHeads.map { head in
+                head.method + " " + (head.headers.first { $0.name == "Upload-Offset" }?.value ?? "-")
+            }
+            #expect(done.recoveries == 2, "\(requests)")
+            #expect(try await manager.uploadTotals(server).bytesReceived == Int64(data.count))
+        }
+    }
+
     @Test func chunksGoOnePatchEach() async throws {
         try await withFaultSession { server, session, directory in
             let manager = HTTPSessionManager(baseURL: server.url("/"), session: session)
