@@ -29,22 +29,29 @@ import Testing
         return String(String(decoding: data, as: UTF8.self).prefix(64))
     }
 
-    @Test(arguments: ["@", "<"])
+    /// `@FILE` and `< FILE` with tus, and `@FILE` with `--resumable=ietf`.
+    @Test(arguments: ["@", "<", "ietf"])
     func aFileIsUploadedAndTheStoreLeftEmpty(form: String) async throws {
         try await CourierProcess.withServer { base, directory in
             let file = directory.appendingPathComponent("upload.bin")
             let bytes = Data((0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
             try bytes.write(to: file)
             let state = directory.appendingPathComponent("state")
-            let arguments = ["--resumable", "--chunk-size", "256K", "\(base)/files/?cut=100000&cwu=0"]
+            let flag = form == "ietf" ? "--resumable=ietf" : "--resumable"
+            let arguments = [flag, "--chunk-size", "256K", "\(base)/files/?cut=100000&cwu=0"]
             let result = try await CourierProcess.run(
-                arguments + (form == "@" ? ["@\(file.path)"] : []), stdin: form == "<" ? bytes : nil,
+                arguments + (form == "<" ? [] : ["@\(file.path)"]), stdin: form == "<" ? bytes : nil,
                 environment: ["XDG_STATE_HOME": state.path], directory: directory)
             #expect(result.status == 0, "\(result.stderr)")
             let url = try #require(Self.uploadURL(in: result.stderr))
             let report = try await Self.report(url)
             #expect(report["sha256"] as? String == (try Self.sha256Hex(of: file)))
             #expect(report["appends"] as? Int == 4)
+            #expect(report["draft"] as? Bool == (form == "ietf"))
+            if form == "ietf" {
+                // The draft's last append is answered by the target resource: its JSON goes to stdout.
+                #expect(result.stdoutText.contains(try Self.sha256Hex(of: file)))
+            }
             let entries = try FileManager.default.contentsOfDirectory(
                 atPath: state.appendingPathComponent("courier/uploads").path)
             #expect(entries.isEmpty)
