@@ -32,7 +32,8 @@ public struct ResumableUploadOptions: Sendable {
     /// More `Upload-Metadata` pairs for tus (the file's `filename` and `filetype` are sent
     /// unless named here).
     public var metadata: [String: String]
-    /// How failures are retried: its retryable statuses and error codes, its back-off, and its
+    /// How failures are retried: its retryable statuses and error codes (and `.transportFailed`,
+    /// which a connection cut mid-body may be reported as), its back-off, and its
     /// ``RetryPolicy/retryLimit`` as the most failures in a row without the server's offset
     /// moving. Its methods are ignored: an upload resumes from the server's offset, which makes
     /// every request safe to send again. Nil uses the session's interceptor when it is a

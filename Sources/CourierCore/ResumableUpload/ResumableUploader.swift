@@ -38,6 +38,8 @@ struct ResumableUploader {
     private var resumedFromOffset: Int64 = 0
     /// The upload this call knows of, for termination on cancel.
     private var currentURL: URL?
+    /// The draft's `Upload-Limit: max-append-size`, which no append may exceed once announced.
+    private var appendLimit: Int64?
 
     init(
         manager: HTTPSessionManager, creationMethod: HTTPMethod, endpoint: URL, source: ResumableUploadSource,
@@ -142,6 +144,7 @@ struct ResumableUploader {
             throw rejection(answer, "creating the upload", problem: "no usable Location")
         }
         creations += 1
+        noteLimits(in: answer)
         currentURL = url
         options.uploadURLHandler?(url)
         if let store = options.store, let fingerprint { try await store.save(url, for: fingerprint) }
@@ -160,7 +163,7 @@ struct ResumableUploader {
     }
 
     private mutating func append(to url: URL, at offset: Int64) async throws -> Phase {
-        let count = min(source.length - offset, options.chunkSize ?? .max)
+        let count = min(source.length - offset, options.chunkSize ?? .max, appendLimit ?? .max)
         let isLast = offset + count == source.length
         var headers = uploadProtocol.commonHeaders
         headers["Upload-Offset"] = String(offset)
@@ -222,6 +225,7 @@ struct ResumableUploader {
         let status = answer.response.statusCode
         switch status {
         case 200..<300:
+            noteLimits(in: answer)
             guard let offset = try offset(in: answer, "asking for the offset", required: true) else {
                 throw rejection(answer, "asking for the offset", problem: "no Upload-Offset")
             }
@@ -331,6 +335,20 @@ struct ResumableUploader {
     }
 
     // MARK: Bookkeeping
+
+    /// Keeps the draft's `max-append-size` from an `Upload-Limit` dictionary (RFC 8941 members
+    /// `key=integer`, separated by commas); a member that is not a positive integer is ignored.
+    private mutating func noteLimits(in answer: DataResponse<Data>) {
+        guard uploadProtocol == .ietf, let field = answer.response.value(forHTTPHeaderField: "Upload-Limit") else {
+            return
+        }
+        for member in field.split(separator: ",") {
+            let parts = member.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0] == "max-append-size", let limit = Int64(parts[1]), limit > 0 {
+                appendLimit = limit
+            }
+        }
+    }
 
     private mutating func confirm(_ offset: Int64) {
         if offset > confirmed { failuresInRow = 0 }

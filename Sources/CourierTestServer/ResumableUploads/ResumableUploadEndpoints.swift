@@ -15,7 +15,8 @@ import NIOHTTP1
 ///   upload expire (410) at its first cut, for the first upload created so only (a restarted
 ///   upload then goes through); `hold=1` never answers the first append once its body is in;
 ///   `lie=N` reports an offset N bytes too low in the first offset retrieval after a cut, so
-///   that the client's next append meets a 409.
+///   that the client's next append meets a 409; `limit=N` (the draft) announces
+///   `Upload-Limit: max-append-size=N` and answers a longer append with 413.
 /// - `HEAD /files/<id>`: the offset; `PATCH /files/<id>`: appends from `Upload-Offset` (409 with
 ///   the server's offset when it differs); `DELETE /files/<id>`: forgets it.
 /// - `GET /files/<id>`: a JSON report (`offset`, `length`, `complete`, `sha256` of what arrived
@@ -137,6 +138,7 @@ enum ResumableUploadEndpoints {
             faults.expiresAtCut = request.queryValue("expire") == "1" && !registry.hasExpired
             faults.holdsAnswer = request.queryValue("hold") == "1"
             faults.lie = request.queryInt("lie").map(Int64.init)
+            faults.appendLimit = isDraft ? request.queryInt("limit").map(Int64.init) : nil
             let id = registry.create(
                 length: length, metadata: request.header("Upload-Metadata") ?? request.header("Content-Disposition"),
                 isDraft: isDraft, faults: faults)
@@ -144,6 +146,7 @@ enum ResumableUploadEndpoints {
             guard carriesData else {
                 var headers = protocolHeaders + [("Location", location)]
                 if isDraft { headers.append(("Upload-Complete", "?0")) }
+                if let limit = faults.appendLimit { headers.append(("Upload-Limit", "max-append-size=\(limit)")) }
                 return DiscardingBody(.empty(.created, headers: headers))
             }
             return AppendingBody(id: id, context: self) { upload in
@@ -195,6 +198,10 @@ enum ResumableUploadEndpoints {
                 registry.update(id) { $0.faults.failOnce = nil }
                 return ImmediateAnswer(
                     .error(HTTPResponseStatus(statusCode: failure), "a failure asked for when the upload was created"))
+            }
+            if let bodyLength = integer("Content-Length"), let limit = upload.faults.appendLimit, bodyLength > limit {
+                return ImmediateAnswer(
+                    .error(.payloadTooLarge, "the append is longer than max-append-size=\(limit)"))
             }
             if let bodyLength = integer("Content-Length"), offset + bodyLength > upload.length {
                 return ImmediateAnswer(.error(.badRequest, "the append runs past Upload-Length \(upload.length)"))

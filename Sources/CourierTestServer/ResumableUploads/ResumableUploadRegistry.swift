@@ -22,6 +22,8 @@ final class ResumableUploadRegistry: Sendable {
         var holdsAnswer = false
         /// Report an offset this much too low once, in the first offset retrieval after a cut.
         var lie: Int64?
+        /// The draft's `max-append-size`, announced in `Upload-Limit`; a longer append is a 413.
+        var appendLimit: Int64?
     }
 
     struct Upload {

@@ -177,6 +177,18 @@ struct ResumableUploadTests {
         }
     }
 
+    @Test func theDraftsAnnouncedAppendLimitCutsTheUploadIntoAppends() async throws {
+        try await withFaultSession { server, session, directory in
+            let manager = HTTPSessionManager(baseURL: server.url("/"), session: session)
+            let (file, data) = try makeUploadFile(size: 1 << 20, in: directory)
+            let options = ResumableUploadOptions(uploadProtocol: .ietf)
+            let done = try await manager.post.resumable("files/?limit=300000", .file(file), options: options)
+            let answer = try JSONSerialization.jsonObject(with: done.data) as? [String: Any]
+            #expect(answer?["sha256"] as? String == sha256Hex(data))
+            #expect(try await manager.uploadReport(done.uploadURL).appends == 4)
+        }
+    }
+
     @Test func anAnswerOutsideTheProtocolIsATypedErrorQuotingIt() async throws {
         try await withFaultSession { server, session, directory in
             let manager = HTTPSessionManager(baseURL: server.url("/"), session: session)
