@@ -19,19 +19,17 @@ enum ResumableOption {
 
     /// The command line with `--resumable=VALUE` split into `--resumable --resumable-protocol VALUE`.
     static func rewriting(_ arguments: [String]) -> [String] {
+        // After `--` every argument is positional, and stays as typed.
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
         var result: [String] = []
-        for argument in arguments {
-            if argument == "--" {
-                result.append(argument)
-                continue
-            }
+        for argument in arguments[..<end] {
             if argument.hasPrefix(flag + "=") {
                 result += [flag, protocolOption, String(argument.dropFirst(flag.count + 1))]
             } else {
                 result.append(argument)
             }
         }
-        return result
+        return result + arguments[end...]
     }
 
     /// The file to upload: `@FILE`, or stdin when it is a regular file (`< FILE`), by its real
