@@ -24,7 +24,7 @@ struct CourierCommand: AsyncParsableCommand {
         }
         let command: ParsableCommand
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(ResumableOption.rewriting(Array(CommandLine.arguments.dropFirst())))
         } catch {
             let code = exitCode(for: error)
             if code == .success {

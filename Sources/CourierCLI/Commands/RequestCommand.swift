@@ -224,7 +224,30 @@ struct RequestCommand: AsyncParsableCommand {
         help: "Print the body line by line as it arrives, each line formatted (NDJSON, event streams).")
     var stream = false
 
+    @Flag(
+        name: .customLong("resumable"),
+        help: ArgumentHelp(
+            "Upload @FILE (or < FILE) resumably: tus by default, --resumable=ietf for the IETF draft.",
+            discussion:
+                "The upload URL goes to stderr and is kept in $XDG_STATE_HOME/courier/uploads; the same command continues it."
+        ))
+    var resumable = false
+
+    @Option(name: .customLong("resumable-protocol"), help: .hidden)
+    var resumableProtocol: ResumableProtocolOption?
+
+    @Option(
+        name: .customLong("chunk-size"),
+        help: ArgumentHelp(
+            "With --resumable, the most bytes per PATCH (e.g. 100M); the whole file by default.", valueName: "bytes"))
+    var chunkSize: ChunkSizeOption?
+
     func validate() throws {
+        if resumableProtocol != nil && !resumable { throw ValidationError("--resumable-protocol needs --resumable") }
+        if chunkSize != nil && !resumable { throw ValidationError("--chunk-size needs --resumable") }
+        if resumable && (download || offline || curl || stream) {
+            throw ValidationError("--resumable uploads; use it without --download, --offline, --curl and --stream")
+        }
         if [json, form, multipart].filter({ $0 }).count > 1 {
             throw ValidationError("use only one of --json, --form and --multipart")
         }
@@ -313,6 +336,20 @@ struct RequestCommand: AsyncParsableCommand {
                 idleTimeout: timeout)
             let chunkedHeader = chunked ? ["-H", "Transfer-Encoding: chunked"] : []
             try StandardStreams.writeOut(request.curlDescription(adding: chunkedHeader + options.arguments) + "\n")
+            return
+        }
+        if resumable {
+            let upload = ResumableUploadCommand(
+                request: request, file: try ResumableOption.file(of: plan),
+                uploadProtocol: resumableProtocol?.uploadProtocol ?? .tus,
+                chunkSize: chunkSize?.bytes,
+                connection: ConnectionOptions(
+                    verify: verify, certificate: cert, certificateKey: certKey, http1Only: http1, http2: http2,
+                    minimumTLSVersion: ssl, proxies: proxy, transport: transport, idleTimeout: timeout),
+                showsProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
+                reports: quiet == 0)
+            let status = try await upload.run(interrupts: InterruptWatch())
+            if status != .success { throw CommandExit(code: status.rawValue) }
             return
         }
         if offline {

@@ -33,6 +33,7 @@ struct Router: Sendable {
         case ("fault", 2): return FaultEndpoints.route(request, name: second ?? "")
         case ("auth", 2): return AuthEndpoints.route(request, name: second ?? "")
         case ("cache", _): return CacheEndpoints.route(request)
+        case ("files", _): return ResumableUploadEndpoints.route(request)
         default:
             if let consumer = ContentEndpoints.route(request) { return consumer }
             return DiscardingBody(.error(.notFound, "no such endpoint: \(request.path)"))

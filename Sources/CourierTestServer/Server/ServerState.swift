@@ -18,6 +18,8 @@ final class ServerState: Sendable {
     private let guarded = NIOLockedValueBox(Guarded())
     let logRequests: Bool
     let scheme: String
+    /// The uploads of `/files/` (tus and the resumable-upload draft).
+    let resumableUploads = ResumableUploadRegistry()
 
     init(logRequests: Bool, scheme: String) {
         self.logRequests = logRequests
