@@ -22,8 +22,9 @@ import NIOCore
 ///
 /// It behaves as a transport must: it reads each request body as a server would (so a redirect
 /// or retry that cannot replay its body fails as it would for real), reports upload progress,
-/// honours the exchange's deadline (a reply delayed past it fails with `.timedOut`), and stops
-/// a delayed reply as soon as the exchange is cancelled, through its context or its Swift task.
+/// and stops a delayed reply as soon as the exchange is cancelled, through its context or its
+/// Swift task. It keeps no clock: the session's deadline stops it through its context, as it
+/// stops every transport, and a stop at or past the deadline it was told is `.timedOut`.
 /// Everything it was sent is kept in ``sent``. Safe to use from any task.
 public final class ScriptedTransport: Transport {
     /// One request as the transport received it.
@@ -148,7 +149,7 @@ public final class ScriptedTransport: Transport {
 
     /// Answers `request` from the script; see ``Courier/Transport/send(_:context:)``.
     /// - Throws: the scripted ``CourierError``; `.cancelled` when the exchange is cancelled during
-    ///   its delay; `.timedOut` when the delay runs past the context's deadline; the body's own
+    ///   its delay, `.timedOut` when that happens at or past the context's deadline; the body's own
     ///   error when it cannot be read (a one-shot body read twice); `.transportFailed` after
     ///   ``shutdown()``.
     public func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
@@ -207,36 +208,25 @@ public final class ScriptedTransport: Transport {
     }
 
     /// Waits out a reply's delay, for as long as the exchange lives: a cancel through the context
-    /// or the Swift task ends it with `.cancelled`, and the deadline with `.timedOut`.
+    /// or the Swift task ends it with `.cancelled`, or `.timedOut` at or past the deadline (the
+    /// session's timer stops an exchange through its context; this transport keeps no clock).
     private static func wait(_ delay: Duration, context: ExchangeContext, url: URL) async throws {
-        var wait = delay
-        var timesOut = false
-        if let deadline = context.deadline {
-            let left = Duration.nanoseconds(max(0, deadline.uptimeNanoseconds &- NIODeadline.now().uptimeNanoseconds))
-            if left < wait {
-                wait = left
-                timesOut = true
-            }
-        }
-        if wait > .zero {
-            let sleeper = Task { try await Task.sleep(for: wait) }
+        if delay > .zero {
+            let sleeper = Task { try await Task.sleep(for: delay) }
+            // A cancel that came before this registration is honoured here, at once.
             context.cancellation.onCancel { sleeper.cancel() }
-            do {
-                try await withTaskCancellationHandler {
-                    try await sleeper.value
-                } onCancel: {
-                    sleeper.cancel()
-                }
-            } catch {
-                throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
+            _ = try? await withTaskCancellationHandler {
+                try await sleeper.value
+            } onCancel: {
+                sleeper.cancel()
             }
         }
-        if context.cancellation.isCancelled || Task.isCancelled {
-            throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
+        guard context.cancellation.isCancelled || Task.isCancelled else { return }
+        if let deadline = context.deadline, NIODeadline.now() >= deadline {
+            throw CourierError(
+                .timedOut, "the scripted exchange with \(url.absoluteString) was stopped at its deadline")
         }
-        if timesOut {
-            throw CourierError(.timedOut, "the scripted reply from \(url.absoluteString) came after the deadline")
-        }
+        throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
     }
 
     private static func chunks(_ body: Data, failsAfter: Int?, with failure: CourierError?) -> BodyChunks {

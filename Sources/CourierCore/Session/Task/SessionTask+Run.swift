@@ -43,16 +43,6 @@ extension SessionTask {
             result = .failure(courierError(error, url: currentRequest.url))
         }
         timer?.cancel()
-        if case .failure(let error) = result, error.code == .timedOut, let deadline,
-            NIODeadline.now() >= deadline.instant
-        {
-            // Stopgap: a transport's own timeout at or past the deadline is reported as the
-            // deadline. ScriptedTransport and URLSessionTransport still time out on the deadline
-            // they are told, and AsyncHTTPClient can miss a cancel that comes as its exchange is
-            // handed to the pool (seen under load: a stalled TLS connect then ran to its connect
-            // timeout). Goes once both are fixed.
-            deadlinePassed()
-        }
         observer.finish(result)
         guard case .failure(var error) = result else { return finish(result) }
         // Only failures pay for the copy; a response carries its metrics already.
