@@ -1,0 +1,133 @@
+import Courier
+import CourierTesting
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import Testing
+
+@testable import CourierTestServer
+
+/// The test server's routes answered in process, through a `ScriptedTransport`: the same
+/// endpoints, JSON and fault counters as ``TestServer``, with no socket. For session logic
+/// (redirects, retries, hooks, auth, resume) where the bytes on the wire do not matter; the
+/// tests of framing, connections and timing stay on the loopback server.
+///
+/// A body the server would stream arrives in one piece: its pauses are added to the head's
+/// delay, and a body that pauses for longer than a test runs (a stall, a drip without end)
+/// never arrives, so only the session's deadline or a cancel ends it.
+final class ScriptedTestServer: Sendable {
+    let transport: ScriptedTransport
+    private let state: ServerState
+
+    init() {
+        let state = ServerState(logRequests: false, scheme: "http")
+        self.state = state
+        transport = ScriptedTransport { sent in Self.answer(sent, state: state) }
+    }
+
+    /// `path` (with its query) on `host`; every host is this one server, so two hosts are two origins.
+    func url(_ path: String, host: String = "scripted.test") -> URL {
+        // The paths are the tests' own literals.
+        URL(string: "http://\(host)\(path)")!
+    }
+
+    /// What the `/auth` endpoints saw of `realm` (realms are shared by every server).
+    func authStats(realm: String) -> AuthRealmStats { AuthRealms.shared.stats(realm) }
+
+    /// A pause this long or longer is a body that never ends within a test.
+    private static let never = Duration.seconds(600)
+
+    private static func answer(_ sent: ScriptedTransport.Sent, state: ServerState) -> ScriptedTransport.Reply {
+        let url = sent.request.url
+        var target = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { target += "?" + query }
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: url.port.map { "\(url.host ?? ""):\($0)" } ?? (url.host ?? ""))
+        for field in sent.request.headerFields where field.name != .contentLength {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        // What a transport puts on the wire for a body: its length (or 0 for an empty POST, PUT, PATCH).
+        let method = NIOHTTP1.HTTPMethod(rawValue: sent.request.method.rawValue)
+        if !sent.body.isEmpty || [.post, .put, .patch].contains(sent.request.method) {
+            headers.add(name: "Content-Length", value: String(sent.body.count))
+        }
+        let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
+        let request = ServerRequest(head: head, remoteAddress: nil, localAddress: nil, server: state)
+        let consumer = Router().route(request)
+        var plan = consumer.answerBeforeBody
+        if plan == nil, !sent.body.isEmpty, case .answerEarly(let early) = consumer.consume(ByteBuffer(data: sent.body))
+        {
+            plan = early
+        }
+        return reply(plan ?? consumer.finish())
+    }
+
+    private static func reply(_ plan: ResponsePlan) -> ScriptedTransport.Reply {
+        switch plan {
+        case .complete(let spec, let body):
+            return .status(
+                Int(spec.status.code), headers: spec.headers.map { ($0.name, $0.value) }, body: Data(buffer: body))
+        case .delayed(let pause, let plan):
+            let inner = reply(plan)
+            return inner.delayed(by: inner.delay + .nanoseconds(pause.nanoseconds))
+        case .streamed(let spec, _, let source):
+            var body = ByteBuffer()
+            var pauses = Duration.zero
+            while pauses < never {
+                switch source.nextStep() {
+                case .bytes(var bytes): body.writeBuffer(&bytes)
+                case .pause(let pause): pauses += .nanoseconds(pause.nanoseconds)
+                case .end:
+                    return .status(
+                        Int(spec.status.code), headers: spec.headers.map { ($0.name, $0.value) },
+                        body: Data(buffer: body)
+                    )
+                    .delayed(by: pauses)
+                case .abort:
+                    return .status(
+                        Int(spec.status.code), headers: spec.headers.map { ($0.name, $0.value) },
+                        body: Data(buffer: body)
+                    )
+                    .breakingOff(after: body.readableBytes).delayed(by: pauses)
+                }
+            }
+            return .status(200).delayed(by: never)
+        case .raw, .end:
+            // As a transport reports a connection closed before the head: the session may resend.
+            var failure = CourierError(.connectionFailed, "the scripted server closed the connection without an answer")
+            failure.unansweredExchange = .connectionClosed
+            return .failure(failure)
+        case .stall, .awaiting:
+            return .status(200).delayed(by: never)
+        }
+    }
+}
+
+/// ``withSession``'s twin over a ``ScriptedTestServer``: a session manager on its transport whose
+/// downloads go to a fresh directory, torn down afterwards.
+@discardableResult
+func withScriptedSession<R>(
+    configure: (inout SessionManager.Configuration) -> Void = { _ in },
+    interceptor: (any RequestInterceptor)? = nil,
+    eventMonitors: [any EventMonitor] = [],
+    _ body: (ScriptedTestServer, SessionManager, URL) async throws -> R
+) async throws -> R {
+    let server = ScriptedTestServer()
+    return try await withTemporaryDirectory(named: "courier-scripted") { directory in
+        var configuration = SessionManager.Configuration()
+        configuration.temporaryDirectory = directory
+        configure(&configuration)
+        let manager = SessionManager(
+            configuration: configuration, transport: server.transport, interceptor: interceptor,
+            eventMonitors: eventMonitors)
+        let outcome: Result<R, any Error>
+        do {
+            outcome = .success(try await body(server, manager, directory))
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await manager.shutdown()
+        return try outcome.get()
+    }
+}
