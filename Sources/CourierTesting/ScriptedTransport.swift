@@ -54,6 +54,8 @@ public final class ScriptedTransport: Transport {
         var outcome: Outcome
         /// How long the response head takes to arrive.
         public var delay: Duration = .zero
+        /// The most body bytes one chunk holds; nil for the whole body in one chunk.
+        public var chunkSize: Int?
 
         /// A response with this status, headers and body; `Content-Length` is added unless given.
         public static func status(_ status: Int, headers: [(String, String)] = [], body: Data = Data()) -> Reply {
@@ -93,6 +95,15 @@ public final class ScriptedTransport: Transport {
         public func delayed(by delay: Duration) -> Reply {
             var reply = self
             reply.delay = delay
+            return reply
+        }
+
+        /// The same reply, its body handed to the session in chunks of at most `size` bytes (at
+        /// least 1), as a network delivers a large one: progress moves, and a hook can stop or
+        /// pause the transfer between chunks.
+        public func inChunks(of size: Int) -> Reply {
+            var reply = self
+            reply.chunkSize = max(1, size)
             return reply
         }
 
@@ -187,7 +198,8 @@ public final class ScriptedTransport: Transport {
                 }
             })
             return TransportResponse(
-                head: head, body: Self.chunks(body, failsAfter: failsAfter, with: failure), readAhead: readAhead)
+                head: head, body: Self.chunks(body, size: reply.chunkSize, failsAfter: failsAfter, with: failure),
+                readAhead: readAhead)
         }
     }
 
@@ -229,22 +241,22 @@ public final class ScriptedTransport: Transport {
         throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
     }
 
-    private static func chunks(_ body: Data, failsAfter: Int?, with failure: CourierError?) -> BodyChunks {
+    private static func chunks(_ body: Data, size: Int?, failsAfter: Int?, with failure: CourierError?) -> BodyChunks {
         let delivered = failsAfter.map { body.prefix($0) } ?? body
+        let size = size ?? max(1, delivered.count)
         return BodyChunks(makeNext: {
-            let step = Locked(0)
+            let offset = Locked<Int?>(0)
             return {
-                switch step.withLock({ value -> Int in
-                    defer { value += 1 }; return value
-                }) {
-                case 0 where !delivered.isEmpty:
-                    return ByteBuffer(bytes: delivered)
-                case 0, 1:
-                    if let failure, failsAfter != nil { throw failure }
-                    return nil
-                default:
-                    return nil
+                // nil once the body (and its failure, if any) has been delivered.
+                guard let start = offset.withLock({ $0 }) else { return nil }
+                if start < delivered.count {
+                    let end = min(delivered.count, start + size)
+                    offset.withLock { $0 = end }
+                    return ByteBuffer(bytes: delivered[(delivered.startIndex + start)..<(delivered.startIndex + end)])
                 }
+                offset.withLock { $0 = nil }
+                if let failure, failsAfter != nil { throw failure }
+                return nil
             }
         })
     }

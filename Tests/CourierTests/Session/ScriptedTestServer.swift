@@ -13,9 +13,9 @@ import Testing
 /// (redirects, retries, hooks, auth, resume) where the bytes on the wire do not matter; the
 /// tests of framing, connections and timing stay on the loopback server.
 ///
-/// A body the server would stream arrives in one piece: its pauses are added to the head's
-/// delay, and a body that pauses for longer than a test runs (a stall, a drip without end)
-/// never arrives, so only the session's deadline or a cancel ends it.
+/// A body arrives in chunks of ``chunkSize`` with no pause between them: a streamed body's
+/// pauses are added to the head's delay, and one that pauses for longer than a test runs (a
+/// stall, a drip without end) never arrives, so only the session's deadline or a cancel ends it.
 final class ScriptedTestServer: Sendable {
     let transport: ScriptedTransport
     private let state: ServerState
@@ -31,6 +31,15 @@ final class ScriptedTestServer: Sendable {
         // The paths are the tests' own literals.
         URL(string: "http://\(host)\(path)")!
     }
+
+    /// `http://scripted.test/`, as ``TestServer/baseURL``.
+    var baseURL: URL { url("/") }
+
+    /// What the server saw: requests received and served, the last request head (no connections).
+    var stats: TestServerStats { state.stats }
+
+    /// Starts the counts of ``stats`` again.
+    func resetStats() { state.resetStats() }
 
     /// What the `/auth` endpoints saw of `realm` (realms are shared by every server).
     func authStats(realm: String) -> AuthRealmStats { AuthRealms.shared.stats(realm) }
@@ -53,6 +62,8 @@ final class ScriptedTestServer: Sendable {
             headers.add(name: "Content-Length", value: String(sent.body.count))
         }
         let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
+        state.requestReceived(RecordedRequestHead(head))
+        defer { state.requestServed() }
         let request = ServerRequest(head: head, remoteAddress: nil, localAddress: nil, server: state)
         let consumer = Router().route(request)
         var plan = consumer.answerBeforeBody
@@ -60,8 +71,12 @@ final class ScriptedTestServer: Sendable {
         {
             plan = early
         }
-        return reply(plan ?? consumer.finish())
+        // In chunks, as a network hands over a large body: progress moves between them.
+        return reply(plan ?? consumer.finish()).inChunks(of: chunkSize)
     }
+
+    /// The most bytes of a response body in one chunk.
+    static let chunkSize = 16 * 1024
 
     private static func reply(_ plan: ResponsePlan) -> ScriptedTransport.Reply {
         switch plan {
