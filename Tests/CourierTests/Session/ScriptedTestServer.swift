@@ -72,19 +72,27 @@ final class ScriptedTestServer: Sendable {
             plan = early
         }
         // In chunks, as a network hands over a large body: progress moves between them.
-        return reply(plan ?? consumer.finish()).inChunks(of: chunkSize)
+        let answer = reply(plan ?? consumer.finish(), bodiless: sent.request.method == .head)
+        return answer.inChunks(of: chunkSize)
     }
 
     /// The most bytes of a response body in one chunk.
     static let chunkSize = 16 * 1024
 
-    private static func reply(_ plan: ResponsePlan) -> ScriptedTransport.Reply {
+    /// The reply for `plan`; `bodiless` for a response to HEAD, whose body a server never sends
+    /// (its head keeps the `Content-Length` a GET would get).
+    private static func reply(_ plan: ResponsePlan, bodiless: Bool) -> ScriptedTransport.Reply {
+        func response(_ spec: ResponseHeadSpec, _ body: ByteBuffer) -> ScriptedTransport.Reply {
+            var headers = spec.headers.map { ($0.name, $0.value) }
+            guard bodiless else { return .status(Int(spec.status.code), headers: headers, body: Data(buffer: body)) }
+            headers.append(("Content-Length", String(body.readableBytes)))
+            return .status(Int(spec.status.code), headers: headers)
+        }
         switch plan {
         case .complete(let spec, let body):
-            return .status(
-                Int(spec.status.code), headers: spec.headers.map { ($0.name, $0.value) }, body: Data(buffer: body))
+            return response(spec, body)
         case .delayed(let pause, let plan):
-            let inner = reply(plan)
+            let inner = reply(plan, bodiless: bodiless)
             return inner.delayed(by: inner.delay + .nanoseconds(pause.nanoseconds))
         case .streamed(let spec, _, let source):
             var body = ByteBuffer()
@@ -93,18 +101,8 @@ final class ScriptedTestServer: Sendable {
                 switch source.nextStep() {
                 case .bytes(var bytes): body.writeBuffer(&bytes)
                 case .pause(let pause): pauses += .nanoseconds(pause.nanoseconds)
-                case .end:
-                    return .status(
-                        Int(spec.status.code), headers: spec.headers.map { ($0.name, $0.value) },
-                        body: Data(buffer: body)
-                    )
-                    .delayed(by: pauses)
-                case .abort:
-                    return .status(
-                        Int(spec.status.code), headers: spec.headers.map { ($0.name, $0.value) },
-                        body: Data(buffer: body)
-                    )
-                    .breakingOff(after: body.readableBytes).delayed(by: pauses)
+                case .end: return response(spec, body).delayed(by: pauses)
+                case .abort: return response(spec, body).breakingOff(after: body.readableBytes).delayed(by: pauses)
                 }
             }
             return .status(200).delayed(by: never)
