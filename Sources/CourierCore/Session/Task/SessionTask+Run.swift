@@ -24,8 +24,14 @@ extension SessionTask {
     /// `hooks` are the session's hooks as the task starts, read once: the attempts, the
     /// response and the body all use these.
     func run(deadline: RequestDeadline?, hooks: SessionHooks) async -> Result<SessionResponse, CourierError>? {
-        let timer = deadline.map { deadline in
-            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
+        let timer = deadline.flatMap { deadline -> Scheduled<Void>? in
+            // Already past (a zero or negative interval): stopped here, before anything is sent,
+            // not when an event loop gets to the timer, which a fast transport can outrun.
+            guard deadline.instant > .now() else {
+                deadlinePassed()
+                return nil
+            }
+            return MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
                 self.deadlinePassed()
             }
         }

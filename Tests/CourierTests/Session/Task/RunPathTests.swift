@@ -213,6 +213,17 @@ struct RunPathTests {
         #expect(session.tasks.isEmpty)
     }
 
+    /// A deadline already past as the task starts (a zero or negative interval) ends it before
+    /// anything is sent, however fast the transport would answer: the timer does not race it.
+    @Test(arguments: [0, -1] as [Double])
+    func aDeadlineAlreadyPastEndsTheTaskBeforeItSends(_ interval: Double) async throws {
+        let transport = ScriptedTransport(replies: [.text("too late")])
+        var request = Request(url: base)
+        request.timeoutInterval = interval
+        await expectCode(.timedOut) { try await SessionManager(transport: transport).data(for: request) }
+        #expect(transport.sent.isEmpty)
+    }
+
     /// The transport's own wording of a stop does not decide the outcome: the session's deadline
     /// makes it `.timedOut` even when the transport says `.cancelled`, and a transport's `.timedOut`
     /// from a clock of its own (an idle-read timer) stays that transport's error, not the deadline.
