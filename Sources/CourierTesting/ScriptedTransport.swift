@@ -56,6 +56,8 @@ public final class ScriptedTransport: Transport {
         public var delay: Duration = .zero
         /// The most body bytes one chunk holds; nil for the whole body in one chunk.
         public var chunkSize: Int?
+        /// Whether the body, once its bytes are delivered, waits until the exchange is stopped.
+        var stallsBody = false
 
         /// A response with this status, headers and body; `Content-Length` is added unless given.
         public static func status(_ status: Int, headers: [(String, String)] = [], body: Data = Data()) -> Reply {
@@ -104,6 +106,20 @@ public final class ScriptedTransport: Transport {
         public func inChunks(of size: Int) -> Reply {
             var reply = self
             reply.chunkSize = max(1, size)
+            return reply
+        }
+
+        /// The same response, whose body goes silent after `count` bytes: it then waits until the
+        /// exchange is stopped (a cancel, the session's deadline), as a server that stops sending
+        /// does, and fails with `.cancelled`, or `.timedOut` at or past the deadline.
+        public func stallingBody(after count: Int) -> Reply {
+            var reply = breakingOff(after: count)
+            guard case .response(let status, let headers, let body, let failsAfter, _) = reply.outcome else {
+                return self
+            }
+            reply.outcome = .response(
+                status: status, headers: headers, body: body, failsAfter: failsAfter, failure: nil)
+            reply.stallsBody = true
             return reply
         }
 
@@ -198,7 +214,10 @@ public final class ScriptedTransport: Transport {
                 }
             })
             return TransportResponse(
-                head: head, body: Self.chunks(body, size: reply.chunkSize, failsAfter: failsAfter, with: failure),
+                head: head,
+                body: Self.chunks(
+                    body, size: reply.chunkSize, failsAfter: failsAfter, with: failure,
+                    stallingFor: reply.stallsBody ? context : nil, url: request.url),
                 readAhead: readAhead)
         }
     }
@@ -241,7 +260,11 @@ public final class ScriptedTransport: Transport {
         throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
     }
 
-    private static func chunks(_ body: Data, size: Int?, failsAfter: Int?, with failure: CourierError?) -> BodyChunks {
+    /// The body's chunks; with `stallingFor`, the end waits until that exchange is stopped.
+    private static func chunks(
+        _ body: Data, size: Int?, failsAfter: Int?, with failure: CourierError?, stallingFor exchange: ExchangeContext?,
+        url: URL
+    ) -> BodyChunks {
         let delivered = failsAfter.map { body.prefix($0) } ?? body
         let size = size ?? max(1, delivered.count)
         return BodyChunks(makeNext: {
@@ -256,6 +279,8 @@ public final class ScriptedTransport: Transport {
                 }
                 offset.withLock { $0 = nil }
                 if let failure, failsAfter != nil { throw failure }
+                // A year: only a stop ends it within any test.
+                if let exchange { try await wait(.seconds(365 * 86_400), context: exchange, url: url) }
                 return nil
             }
         })

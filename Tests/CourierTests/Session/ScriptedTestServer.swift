@@ -15,7 +15,8 @@ import Testing
 ///
 /// A body arrives in chunks of ``chunkSize`` with no pause between them: a streamed body's
 /// pauses are added to the head's delay, and one that pauses for longer than a test runs (a
-/// stall, a drip without end) never arrives, so only the session's deadline or a cancel ends it.
+/// drip without end) goes silent after the bytes it sent by then, so only the session's
+/// deadline or a cancel ends it; a server that never answers never sends a head.
 final class ScriptedTestServer: Sendable {
     let transport: ScriptedTransport
     private let state: ServerState
@@ -105,7 +106,8 @@ final class ScriptedTestServer: Sendable {
                 case .abort: return response(spec, body).breakingOff(after: body.readableBytes).delayed(by: pauses)
                 }
             }
-            return .status(200).delayed(by: never)
+            // Still sending when a test would have ended: the bytes so far, then silence.
+            return response(spec, body).stallingBody(after: body.readableBytes)
         case .raw, .end:
             // As a transport reports a connection closed before the head: the session may resend.
             var failure = CourierError(.connectionFailed, "the scripted server closed the connection without an answer")
