@@ -42,6 +42,9 @@ final class ScriptedTestServer: Sendable {
     /// Starts the counts of ``stats`` again.
     func resetStats() { state.resetStats() }
 
+    /// The counters of one `/cache/resource` (process-wide, as the test server's).
+    func cacheStats(id: String) -> CacheResourceStats { CacheResources.shared.stats(id) }
+
     /// What the `/auth` endpoints saw of `realm` (realms are shared by every server).
     func authStats(realm: String) -> AuthRealmStats { AuthRealms.shared.stats(realm) }
 
