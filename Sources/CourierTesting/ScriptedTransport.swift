@@ -22,8 +22,9 @@ import NIOCore
 ///
 /// It behaves as a transport must: it reads each request body as a server would (so a redirect
 /// or retry that cannot replay its body fails as it would for real), reports upload progress,
-/// honours the exchange's deadline (a reply delayed past it fails with `.timedOut`), and stops
-/// a delayed reply as soon as the exchange is cancelled, through its context or its Swift task.
+/// and stops a delayed reply as soon as the exchange is cancelled, through its context or its
+/// Swift task. It keeps no clock: the session's deadline stops it through its context, as it
+/// stops every transport, and a stop at or past the deadline it was told is `.timedOut`.
 /// Everything it was sent is kept in ``sent``. Safe to use from any task.
 public final class ScriptedTransport: Transport {
     /// One request as the transport received it.
@@ -53,6 +54,10 @@ public final class ScriptedTransport: Transport {
         var outcome: Outcome
         /// How long the response head takes to arrive.
         public var delay: Duration = .zero
+        /// The most body bytes one chunk holds; nil for the whole body in one chunk.
+        public var chunkSize: Int?
+        /// Whether the body, once its bytes are delivered, waits until the exchange is stopped.
+        var stallsBody = false
 
         /// A response with this status, headers and body; `Content-Length` is added unless given.
         public static func status(_ status: Int, headers: [(String, String)] = [], body: Data = Data()) -> Reply {
@@ -92,6 +97,29 @@ public final class ScriptedTransport: Transport {
         public func delayed(by delay: Duration) -> Reply {
             var reply = self
             reply.delay = delay
+            return reply
+        }
+
+        /// The same reply, its body handed to the session in chunks of at most `size` bytes (at
+        /// least 1), as a network delivers a large one: progress moves, and a hook can stop or
+        /// pause the transfer between chunks.
+        public func inChunks(of size: Int) -> Reply {
+            var reply = self
+            reply.chunkSize = max(1, size)
+            return reply
+        }
+
+        /// The same response, whose body goes silent after `count` bytes: it then waits until the
+        /// exchange is stopped (a cancel, the session's deadline), as a server that stops sending
+        /// does, and fails with `.cancelled`, or `.timedOut` at or past the deadline.
+        public func stallingBody(after count: Int) -> Reply {
+            var reply = breakingOff(after: count)
+            guard case .response(let status, let headers, let body, let failsAfter, _) = reply.outcome else {
+                return self
+            }
+            reply.outcome = .response(
+                status: status, headers: headers, body: body, failsAfter: failsAfter, failure: nil)
+            reply.stallsBody = true
             return reply
         }
 
@@ -148,7 +176,7 @@ public final class ScriptedTransport: Transport {
 
     /// Answers `request` from the script; see ``Courier/Transport/send(_:context:)``.
     /// - Throws: the scripted ``CourierError``; `.cancelled` when the exchange is cancelled during
-    ///   its delay; `.timedOut` when the delay runs past the context's deadline; the body's own
+    ///   its delay, `.timedOut` when that happens at or past the context's deadline; the body's own
     ///   error when it cannot be read (a one-shot body read twice); `.transportFailed` after
     ///   ``shutdown()``.
     public func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
@@ -186,7 +214,11 @@ public final class ScriptedTransport: Transport {
                 }
             })
             return TransportResponse(
-                head: head, body: Self.chunks(body, failsAfter: failsAfter, with: failure), readAhead: readAhead)
+                head: head,
+                body: Self.chunks(
+                    body, size: reply.chunkSize, failsAfter: failsAfter, with: failure,
+                    stallingFor: reply.stallsBody ? context : nil, url: request.url),
+                readAhead: readAhead)
         }
     }
 
@@ -207,54 +239,49 @@ public final class ScriptedTransport: Transport {
     }
 
     /// Waits out a reply's delay, for as long as the exchange lives: a cancel through the context
-    /// or the Swift task ends it with `.cancelled`, and the deadline with `.timedOut`.
+    /// or the Swift task ends it with `.cancelled`, or `.timedOut` at or past the deadline (the
+    /// session's timer stops an exchange through its context; this transport keeps no clock).
     private static func wait(_ delay: Duration, context: ExchangeContext, url: URL) async throws {
-        var wait = delay
-        var timesOut = false
-        if let deadline = context.deadline {
-            let left = Duration.nanoseconds(max(0, deadline.uptimeNanoseconds &- NIODeadline.now().uptimeNanoseconds))
-            if left < wait {
-                wait = left
-                timesOut = true
-            }
-        }
-        if wait > .zero {
-            let sleeper = Task { try await Task.sleep(for: wait) }
+        if delay > .zero {
+            let sleeper = Task { try await Task.sleep(for: delay) }
+            // A cancel that came before this registration is honoured here, at once.
             context.cancellation.onCancel { sleeper.cancel() }
-            do {
-                try await withTaskCancellationHandler {
-                    try await sleeper.value
-                } onCancel: {
-                    sleeper.cancel()
-                }
-            } catch {
-                throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
+            _ = try? await withTaskCancellationHandler {
+                try await sleeper.value
+            } onCancel: {
+                sleeper.cancel()
             }
         }
-        if context.cancellation.isCancelled || Task.isCancelled {
-            throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
+        guard context.cancellation.isCancelled || Task.isCancelled else { return }
+        if let deadline = context.deadline, NIODeadline.now() >= deadline {
+            throw CourierError(
+                .timedOut, "the scripted exchange with \(url.absoluteString) was stopped at its deadline")
         }
-        if timesOut {
-            throw CourierError(.timedOut, "the scripted reply from \(url.absoluteString) came after the deadline")
-        }
+        throw CourierError(.cancelled, "the scripted exchange with \(url.absoluteString) was cancelled")
     }
 
-    private static func chunks(_ body: Data, failsAfter: Int?, with failure: CourierError?) -> BodyChunks {
+    /// The body's chunks; with `stallingFor`, the end waits until that exchange is stopped.
+    private static func chunks(
+        _ body: Data, size: Int?, failsAfter: Int?, with failure: CourierError?, stallingFor exchange: ExchangeContext?,
+        url: URL
+    ) -> BodyChunks {
         let delivered = failsAfter.map { body.prefix($0) } ?? body
+        let size = size ?? max(1, delivered.count)
         return BodyChunks(makeNext: {
-            let step = Locked(0)
+            let offset = Locked<Int?>(0)
             return {
-                switch step.withLock({ value -> Int in
-                    defer { value += 1 }; return value
-                }) {
-                case 0 where !delivered.isEmpty:
-                    return ByteBuffer(bytes: delivered)
-                case 0, 1:
-                    if let failure, failsAfter != nil { throw failure }
-                    return nil
-                default:
-                    return nil
+                // nil once the body (and its failure, if any) has been delivered.
+                guard let start = offset.withLock({ $0 }) else { return nil }
+                if start < delivered.count {
+                    let end = min(delivered.count, start + size)
+                    offset.withLock { $0 = end }
+                    return ByteBuffer(bytes: delivered[(delivered.startIndex + start)..<(delivered.startIndex + end)])
                 }
+                offset.withLock { $0 = nil }
+                if let failure, failsAfter != nil { throw failure }
+                // A year: only a stop ends it within any test.
+                if let exchange { try await wait(.seconds(365 * 86_400), context: exchange, url: url) }
+                return nil
             }
         })
     }

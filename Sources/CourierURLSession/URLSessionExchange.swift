@@ -19,7 +19,8 @@ import NIOFoundationCompat
 /// behind the network.
 ///
 /// The exchange ends once: with the response complete, with the error URLSession reports, or
-/// with the error Courier stops it with (a cancel or a deadline); whatever comes later is dropped.
+/// with the error Courier stops it with (a cancel, or the session's deadline through that cancel);
+/// whatever comes later is dropped.
 final class URLSessionExchange: Sendable {
     private struct State {
         var head: ResponseHead?
@@ -35,7 +36,6 @@ final class URLSessionExchange: Sendable {
         var sentRecorded = false
         var isSuspended = false
         var task: URLSessionTask?
-        var deadlineTimer: Task<Void, Never>?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -67,30 +67,6 @@ final class URLSessionExchange: Sendable {
     /// Remembers the task, so that stopping the exchange can cancel it.
     func attach(_ task: URLSessionTask) {
         state.withLockedValue { $0.task = task }
-    }
-
-    /// Fails the exchange with `.timedOut` at `deadline` unless it has ended by then.
-    func arm(deadline: NIODeadline) {
-        let now = NIODeadline.now()
-        let delay = deadline > now ? deadline.uptimeNanoseconds - now.uptimeNanoseconds : 0
-        let timer = Task { [weak self] in
-            do {
-                try await Task.sleep(nanoseconds: delay)
-            } catch {
-                return
-            }
-            guard let self else { return }
-            self.stop(
-                with: CourierError(
-                    .timedOut, "the request to \(self.url.absoluteString) ran past its deadline",
-                    offendingInput: self.url.absoluteString))
-        }
-        let ended = state.withLockedValue { state -> Bool in
-            if state.isFinished || state.failure != nil { return true }
-            state.deadlineTimer = timer
-            return false
-        }
-        if ended { timer.cancel() }
     }
 
     // MARK: Consumer side
@@ -231,12 +207,11 @@ final class URLSessionExchange: Sendable {
     /// waiter, and returns the task, for the caller to cancel when Courier stops it.
     @discardableResult
     private func finish(failure: CourierError?, keepingChunks: Bool) -> URLSessionTask? {
-        let (headWaiter, bodyWaiter, headFailure, task, timer, ended) = state.withLockedValue { state in
+        let (headWaiter, bodyWaiter, headFailure, task, ended) = state.withLockedValue { state in
             if state.isFinished || state.failure != nil {
                 return (
                     CheckedContinuation<ResponseHead, any Error>?.none,
-                    CheckedContinuation<ByteBuffer?, any Error>?.none, CourierError?.none,
-                    URLSessionTask?.none, Task<Void, Never>?.none, false
+                    CheckedContinuation<ByteBuffer?, any Error>?.none, CourierError?.none, URLSessionTask?.none, false
                 )
             }
             var headFailure: CourierError?
@@ -258,7 +233,6 @@ final class URLSessionExchange: Sendable {
             defer {
                 state.headWaiter = nil
                 state.bodyWaiter = nil
-                state.deadlineTimer = nil
                 state.task = nil
             }
             if failure == nil, headFailure == nil, let recorder {
@@ -267,9 +241,8 @@ final class URLSessionExchange: Sendable {
                 let encoded = state.head?.value(forHTTPHeaderField: "Content-Encoding") != nil
                 recorder.responseBodyReceived(wireBytes: encoded ? nil : state.bytesReceived)
             }
-            return (state.headWaiter, state.bodyWaiter, headFailure, state.task, state.deadlineTimer, true)
+            return (state.headWaiter, state.bodyWaiter, headFailure, state.task, true)
         }
-        timer?.cancel()
         if let headWaiter { headWaiter.resume(throwing: failure ?? headFailure ?? cancelledError()) }
         if let bodyWaiter {
             if let failure {

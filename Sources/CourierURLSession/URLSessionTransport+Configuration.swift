@@ -51,7 +51,7 @@ extension URLSessionTransport {
             configuration.urlCredentialStorage = nil
             configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
             configuration.timeoutIntervalForRequest = readTimeoutSeconds
-            // The transport enforces whole-exchange deadlines itself, from ExchangeContext.
+            // No whole-exchange limit here: the caller's timer owns the deadline (ExchangeContext).
             configuration.timeoutIntervalForResource = 7 * 24 * 3600
             configuration.httpMaximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
             return configuration

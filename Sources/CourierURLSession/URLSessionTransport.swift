@@ -18,9 +18,10 @@ import NIOCore
 ///
 /// As every transport, it follows no redirects (the session does, and resends bodies on 307 and
 /// 308, where FoundationNetworking would drop them), and the session's cookie storage, cache
-/// and credentials are the only ones: URLSession's own are off. Deadlines come from
-/// ``Courier/ExchangeContext/deadline``; cancelling through the context, cancelling the calling
-/// Swift task, or dropping the response body stops the URLSession task. Upload progress comes
+/// and credentials are the only ones: URLSession's own are off. It keeps no deadline timer: the
+/// session's (or ``Courier/Transport/send(_:uploadProgress:)``'s) stops the exchange through
+/// its context; cancelling through the context, cancelling the calling Swift task, or dropping
+/// the response body stops the URLSession task. Upload progress comes
 /// from `didSendBodyData`, never decreasing.
 ///
 /// Request bodies always go out with `Content-Length`: in memory as `Data`; a whole file straight
@@ -113,10 +114,7 @@ public final class URLSessionTransport: Transport {
             throw CourierError(.transportFailed, "the URLSession transport was shut down", offendingInput: target)
         }
         if context.cancellation.isCancelled || Task.isCancelled {
-            throw CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
-        }
-        if let deadline = context.deadline, deadline <= .now() {
-            throw CourierError(.timedOut, "the request to \(target) ran past its deadline", offendingInput: target)
+            throw Self.stopError(target: target, deadline: context.deadline)
         }
 
         let body: URLSessionOutgoingBody
@@ -141,10 +139,10 @@ public final class URLSessionTransport: Transport {
                     with: Result { try self.start(urlRequest, body: body, url: url, exchange: exchange) })
             }
         }
-        if let deadline = context.deadline { exchange.arm(deadline: deadline) }
+        // The session's timer owns the deadline and stops the exchange here, as a cancel does;
+        // a stop that came before this registration is honoured at once.
         context.cancellation.onCancel {
-            exchange.stop(
-                with: CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target))
+            exchange.stop(with: Self.stopError(target: target, deadline: context.deadline))
         }
 
         let head = try await exchange.head()
@@ -158,6 +156,15 @@ public final class URLSessionTransport: Transport {
             body: BodyChunks(makeNext: {
                 { try await owner.exchange.nextChunk() }
             }), bodyIsDecoded: decoded)
+    }
+
+    /// The error of an exchange stopped from outside: `.timedOut` at or past its deadline (the
+    /// caller's timer stopped it), `.cancelled` before.
+    private static func stopError(target: String, deadline: NIODeadline?) -> CourierError {
+        if let deadline, NIODeadline.now() >= deadline {
+            return CourierError(.timedOut, "the request to \(target) ran past its deadline", offendingInput: target)
+        }
+        return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
     }
 
     /// Makes, registers and resumes the task for `request`, answered through `exchange`; on

@@ -190,7 +190,7 @@ public final class SessionManager: Sendable {
             download: .init(options: options, destination: destination, resumeData: resumeData))
     }
 
-    // MARK: Async forms (run on the calling Swift task; cancelling it cancels the request)
+    // MARK: Async forms (each task runs on the calling Swift task; cancelling it cancels the request)
 
     /// Sends `request` and returns the response with its body in memory.
     /// - Throws: ``CourierError`` from the transport, redirects, the cap, or cancellation.
@@ -217,7 +217,7 @@ public final class SessionManager: Sendable {
     public func upload(_ data: Data, with request: Request, progress: ProgressHandler? = nil) async throws
         -> SessionResponse
     {
-        try await finished(uploadTask(with: request, from: data, progress: progress))
+        try await uploadTask(with: request, from: data, progress: progress).response()
     }
 
     /// Uploads the file at `fileURL` as the body of `request`.
@@ -225,7 +225,7 @@ public final class SessionManager: Sendable {
     public func upload(fileURL: URL, with request: Request, progress: ProgressHandler? = nil) async throws
         -> SessionResponse
     {
-        try await finished(uploadTask(with: request, fromFile: fileURL, progress: progress))
+        try await uploadTask(with: request, fromFile: fileURL, progress: progress).response()
     }
 
     /// Downloads to `destination`; the response's ``SessionResponse/fileURL`` says where the file is.
@@ -234,7 +234,7 @@ public final class SessionManager: Sendable {
         _ request: Request, options: DownloadOptions = [], progress: ProgressHandler? = nil,
         destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
-        try await finished(downloadTask(with: request, options: options, progress: progress, destination: destination))
+        try await downloadTask(with: request, options: options, progress: progress, destination: destination).response()
     }
 
     /// Continues a download from resume data.
@@ -243,12 +243,10 @@ public final class SessionManager: Sendable {
         resumingWith resumeData: ResumeData, options: DownloadOptions = [], progress: ProgressHandler? = nil,
         destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
-        try await finished(
-            downloadTask(withResumeData: resumeData, options: options, progress: progress, destination: destination))
+        try await downloadTask(
+            withResumeData: resumeData, options: options, progress: progress, destination: destination
+        )
+        .response()
     }
 
-    /// `task` run on the calling Swift task to its outcome: the end of every async form but `data(for:)`.
-    private func finished(_ task: SessionTask) async throws -> SessionResponse {
-        return try await task.response()
-    }
 }

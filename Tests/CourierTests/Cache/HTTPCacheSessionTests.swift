@@ -7,17 +7,22 @@ import Testing
 
 @testable import CourierCore
 
-/// The cache in a session against the test server's `/cache/resource`, whose counters say
-/// whether a request reached the server.
+/// The cache in a session against the test server's `/cache/resource` (answered in process by the
+/// scripted test server; across managers, by the loopback one), whose counters say whether a
+/// request reached the server.
 @Suite("HTTP cache: end to end against the test server", .timeLimit(.minutes(3)))
 struct HTTPCacheSessionTests {
     /// A server and a manager with `cache`; each test names its own resource.
     func withCache<R>(
-        _ cache: HTTPCache = HTTPCache(), _ body: (TestServer, SessionManager, HTTPCache) async throws -> R
+        _ cache: HTTPCache = HTTPCache(), _ body: (ScriptedTestServer, SessionManager, HTTPCache) async throws -> R
     ) async throws -> R {
-        try await withSession(configure: { $0.cache = cache }) { server, manager, _ in
+        try await withScriptedSession(configure: { $0.cache = cache }) { server, manager, _ in
             try await body(server, manager, cache)
         }
+    }
+
+    func resource(_ server: ScriptedTestServer, _ id: String, _ query: String) -> URL {
+        server.url("/cache/resource?id=\(id)&\(query)")
     }
 
     func resource(_ server: TestServer, _ id: String, _ query: String) -> URL {

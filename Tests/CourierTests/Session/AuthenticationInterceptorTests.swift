@@ -48,24 +48,23 @@ struct TestServerAuthenticator: Authenticator {
     }
 }
 
-@Suite("AuthenticationInterceptor against the test server's /auth endpoints", .timeLimit(.minutes(3)))
+@Suite("AuthenticationInterceptor against the scripted test server's /auth endpoints", .timeLimit(.minutes(3)))
 struct AuthenticationInterceptorTests {
-    /// A server, a token client and an interceptor for a fresh realm; tears them down.
+    /// A scripted server, a token client and an interceptor for a fresh realm; tears them down.
     func withAuth(
         credential: BearerToken, tokenQuery: String = "",
         window: AuthenticationInterceptor<TestServerAuthenticator>.RefreshWindow = .init(),
-        _ body: (TestServer, String, SessionManager, AuthenticationInterceptor<TestServerAuthenticator>) async throws ->
+        _ body: (ScriptedTestServer, String, SessionManager, AuthenticationInterceptor<TestServerAuthenticator>)
+            async throws ->
             Void
     ) async throws {
         let realm = UUID().uuidString
-        let tokenClient = SessionManager()
-        defer { Task { try? await tokenClient.shutdown() } }
-        try await withSession { server, _, _ in
+        try await withScriptedSession { server, tokenClient, _ in
             let authenticator = TestServerAuthenticator(
                 tokenClient: tokenClient, tokenURL: server.url("/auth/token?realm=\(realm)\(tokenQuery)"))
             let interceptor = AuthenticationInterceptor(
                 authenticator: authenticator, credential: credential, refreshWindow: window)
-            let manager = SessionManager(interceptor: interceptor)
+            let manager = SessionManager(transport: server.transport, interceptor: interceptor)
             do {
                 try await body(server, realm, manager, interceptor)
                 try await manager.shutdown()
@@ -166,9 +165,7 @@ struct AuthenticationInterceptorTests {
     /// newer token: the request is sent again with it and nothing is refreshed.
     @Test func staleCredentialIsRetriedWithoutRefresh() async throws {
         let realm = UUID().uuidString
-        let tokenClient = SessionManager()
-        defer { Task { try? await tokenClient.shutdown() } }
-        try await withSession { server, _, _ in
+        try await withScriptedSession { server, tokenClient, _ in
             let tokenURL = server.url("/auth/token?realm=\(realm)")
             let freshToken: @Sendable () async throws -> BearerToken = {
                 let response = try await tokenClient.data(for: Request(method: .post, url: tokenURL))
@@ -179,7 +176,7 @@ struct AuthenticationInterceptorTests {
             let authenticator = TestServerAuthenticator(tokenClient: tokenClient, tokenURL: tokenURL)
             let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: first)
             let racing = RacingRefresh(inner: interceptor, refreshElsewhere: freshToken)
-            let manager = SessionManager(interceptor: racing)
+            let manager = SessionManager(transport: server.transport, interceptor: racing)
             let response = try await manager.data(for: Request(url: server.url("/auth/protected?realm=\(realm)")))
             try await manager.shutdown()
             #expect(response.response.statusCode == 200)

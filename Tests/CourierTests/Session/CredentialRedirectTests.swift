@@ -1,12 +1,11 @@
 import Courier
-import CourierTestServer
 import Foundation
 import Testing
 
 @testable import CourierCore
 
-/// Credentials on a real redirect chain: two test servers on different loopback ports are two
-/// origins, so what the first one was sent must not reach the second.
+/// Credentials on a redirect chain: two hosts of the scripted test server are two origins, so
+/// what the first one was sent must not reach the second.
 @Suite("Trust: credentials never follow a redirect to another origin", .timeLimit(.minutes(3)))
 struct CredentialRedirectTests {
     static let secrets = [
@@ -14,7 +13,7 @@ struct CredentialRedirectTests {
         "Proxy-Authorization": "Basic c2VjcmV0",
     ]
 
-    func headersSeenAfterRedirect(from server: TestServer, to target: URL, manager: SessionManager) async throws
+    func headersSeenAfterRedirect(from server: ScriptedTestServer, to target: URL, manager: SessionManager) async throws
         -> [String: String]
     {
         let query = target.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -31,25 +30,19 @@ struct CredentialRedirectTests {
     }
 
     @Test func aRedirectToAnotherOriginArrivesWithoutCredentials() async throws {
-        let other = try await TestServer.start()
-        do {
-            try await withFaultSession { server, manager, _ in
-                let seen = try await headersSeenAfterRedirect(from: server, to: other.url("/headers"), manager: manager)
-                for name in Self.secrets.keys {
-                    #expect(seen[name.lowercased()] == nil, "\(name) reached the other origin")
-                }
-                #expect(seen["x-harmless"] == "kept")
+        try await withScriptedSession { server, manager, _ in
+            let other = server.url("/headers", host: "other.test")
+            let seen = try await headersSeenAfterRedirect(from: server, to: other, manager: manager)
+            for name in Self.secrets.keys {
+                #expect(seen[name.lowercased()] == nil, "\(name) reached the other origin")
             }
-        } catch {
-            try? await other.shutdown()
-            throw error
+            #expect(seen["x-harmless"] == "kept")
         }
-        try await other.shutdown()
     }
 
     /// The control: the same headers survive a redirect that stays on the origin.
     @Test func aRedirectOnTheSameOriginKeepsThem() async throws {
-        try await withFaultSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             let seen = try await headersSeenAfterRedirect(from: server, to: server.url("/headers"), manager: manager)
             for (name, value) in Self.secrets { #expect(seen[name.lowercased()] == value, "\(name)") }
         }

@@ -12,7 +12,7 @@ import Testing
 @Suite("Session: the current request", .timeLimit(.minutes(3)))
 struct CurrentRequestTests {
     @Test func aPlainRequestStaysTheOriginal() async throws {
-        try await withSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             let request = Request(url: server.url("/get"), headerFields: [.accept: "application/json"])
             let task = manager.dataTask(with: request)
             task.resume()
@@ -24,7 +24,7 @@ struct CurrentRequestTests {
     }
 
     @Test func aRedirectMakesTheTargetCurrent() async throws {
-        try await withSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             let task = manager.dataTask(with: Request(url: server.url("/redirect-to?url=/get&status_code=302")))
             task.resume()
             let response = try await task.response()
@@ -35,7 +35,7 @@ struct CurrentRequestTests {
     }
 
     @Test func anAdaptedRequestIsCurrent() async throws {
-        try await withSession(interceptor: RedirectAndHookTests.TokenAdapter()) { server, manager, _ in
+        try await withScriptedSession(interceptor: RedirectAndHookTests.TokenAdapter()) { server, manager, _ in
             let task = manager.dataTask(with: Request(url: server.url("/get")))
             task.resume()
             let response = try await task.response()
@@ -46,7 +46,7 @@ struct CurrentRequestTests {
     }
 
     @Test func aResumedDownloadSendsItsRangeAsTheCurrentRequest() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let size = 5000
             let partial = directory.appendingPathComponent("partial.download")
             try Data(TestServer.expectedRangeBytes(count: size).prefix(1000)).write(to: partial)

@@ -8,7 +8,8 @@ import Testing
 
 /// Every wait of a task is bounded: the request deadline covers the body, a paused task and a
 /// download; cancels from progress callbacks end the task; a cancel after the last byte is too
-/// late; TLS refusals are typed.
+/// late; TLS refusals are typed. Session logic runs over the scripted test server; the
+/// transport's own timeout, a closed connection and TLS over the loopback one.
 @Suite("Session deadlines, cancellation from callbacks, late cancels, TLS errors", .timeLimit(.minutes(3)))
 struct DeadlineAndCancellationTests {
     /// Names of the files a download left in `directory` (the session's temporary directory).
@@ -19,7 +20,7 @@ struct DeadlineAndCancellationTests {
     @Test func aBodyThatGoesSilentWithNoReadTimeoutHitsTheRequestDeadline() async throws {
         // One byte, then nothing for a minute: no chunk arrives to be checked and there is no
         // read timeout, so only the session's own deadline can end the task.
-        try await withFaultSession(transport: { $0.readTimeout = nil }) { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             var request = Request(url: server.url("/fault/drip-forever?interval_ms=60000&max_ms=20000"))
             request.timeoutInterval = 0.5
             await expectFailure([.timedOut]) { try await manager.data(for: request) }
@@ -52,7 +53,7 @@ struct DeadlineAndCancellationTests {
     }
 
     @Test func aDownloadThatHitsTheDeadlineLeavesNoFile() async throws {
-        try await withFaultSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("never.bin")
             var request = Request(url: server.url("/fault/drip-forever?interval_ms=20"))
             request.timeoutInterval = 0.3
@@ -66,7 +67,7 @@ struct DeadlineAndCancellationTests {
     }
 
     @Test func aTaskPausedFromItsProgressCallbackStillHitsItsDeadline() async throws {
-        try await withFaultSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             var request = Request(url: server.url("/fault/drip-forever?interval_ms=20"))
             request.timeoutInterval = 0.5
             let handle = LockedSlot<SessionTask>()
@@ -79,7 +80,7 @@ struct DeadlineAndCancellationTests {
     }
 
     @Test func cancellingSynchronouslyFromAProgressCallbackEndsTheDownload() async throws {
-        try await withFaultSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("cancelled.bin")
             let handle = LockedSlot<SessionTask>()
             let task = manager.downloadTask(
@@ -100,7 +101,7 @@ struct DeadlineAndCancellationTests {
     @Test func resumeDataRequestedFromAProgressCallbackResumesToTheExactBytes() async throws {
         // cancel(producingResumeData:) is async; started from a callback it must neither
         // deadlock on the task's lock nor lose the partial file.
-        try await withFaultSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("resumed.bin")
             let handle = LockedSlot<SessionTask>()
             let cutter = LockedSlot<Task<ResumeData?, Never>>()
@@ -133,7 +134,7 @@ struct DeadlineAndCancellationTests {
     }
 
     @Test func aResumeWhosePartialFileIsAlreadyCompleteFinishesOnA416() async throws {
-        try await withFaultSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let size = 5000
             let partial = directory.appendingPathComponent("partial.download")
             try Data(TestServer.expectedRangeBytes(count: size)).write(to: partial)
@@ -149,7 +150,7 @@ struct DeadlineAndCancellationTests {
     }
 
     @Test func a416ForAnotherLengthIsInvalidResumeData() async throws {
-        try await withFaultSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let partial = directory.appendingPathComponent("partial.download")
             try Data(TestServer.expectedRangeBytes(count: 6000)).write(to: partial)
             let resumeData = ResumeData(
@@ -164,7 +165,7 @@ struct DeadlineAndCancellationTests {
 
     @Test(arguments: [Double.infinity, Double.nan, 1e300, -1])
     func aTimeoutIntervalThatIsNotAUsableNumberMeansNoDeadline(_ interval: Double) async throws {
-        try await withFaultSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             var request = Request(url: server.url("/get"))
             request.timeoutInterval = interval
             if interval < 0 {

@@ -25,7 +25,7 @@ struct DownloadDestinationFileTests {
     }
 
     @Test func aNewFileGetsTheUmasksModeNotThePrivateTemporaryOne() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("new.bin")
             _ = try await manager.download(Request(url: server.url("/bytes/1000")), to: destination)
             #expect(mode(destination.path) & 0o7777 == NewFileMode.bits)
@@ -36,7 +36,7 @@ struct DownloadDestinationFileTests {
     }
 
     @Test func replacingARegularFileKeepsItsMode() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("private.bin")
             try Data("old".utf8).write(to: destination)
             chmod(destination.path, 0o600)
@@ -48,7 +48,7 @@ struct DownloadDestinationFileTests {
     }
 
     @Test func removePreviousFileNeverReplacesALinkOrAFIFO() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let target = directory.appendingPathComponent("target.txt")
             try Data("target".utf8).write(to: target)
             let link = directory.appendingPathComponent("link.bin")
@@ -78,7 +78,7 @@ struct DownloadDestinationFileTests {
     }
 
     @Test func theResumeRecordIsPrivateKeepsNoQueryAndResumesAnotherToken() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("signed.bin")
             let length = 8 * 1024 * 1024
             // A user's file under the name earlier versions used for the record.
@@ -110,7 +110,7 @@ struct DownloadDestinationFileTests {
     }
 
     @Test func aFileAtTheRecordsPathThatIsNotARecordIsNeverReplacedOrRemoved() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("mine.bin")
             let partial = URL(fileURLWithPath: destination.path + ".part")
             let record = ResumeRecord.location(for: partial)

@@ -14,7 +14,7 @@ struct DownloadTaskTests {
     }
 
     @Test func downloadsToTheDestinationCreatingDirectories() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("a/b/file.bin")
             let progress = Recorder<TransferProgress>()
             let response = try await manager.download(
@@ -34,7 +34,7 @@ struct DownloadTaskTests {
     }
 
     @Test func neverOverwritesSilently() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("existing.bin")
             try Data("keep me".utf8).write(to: destination)
             let request = Request(url: server.url("/bytes/1000"))
@@ -81,7 +81,7 @@ struct DownloadTaskTests {
     }
 
     @Test func downloadCutHalfwayAndResumedGivesTheExactFile() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let total: Int64 = 1_000_000
             let destination = directory.appendingPathComponent("resumed.bin")
             let task = try await startAndPauseHalfway(
@@ -109,7 +109,7 @@ struct DownloadTaskTests {
     }
 
     @Test func resumeStartsOverWhenTheServerIgnoresTheRange() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let total: Int64 = 600_000
             let destination = directory.appendingPathComponent("restarted.bin")
             let task = try await startAndPauseHalfway(
@@ -124,7 +124,7 @@ struct DownloadTaskTests {
     }
 
     @Test func cancelledDownloadLeavesNoFile() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("cancelled.bin")
             let task = try await startAndPauseHalfway(
                 manager, server.url("/range/800000?chunk_size=8192"), total: 800_000, destination: destination)

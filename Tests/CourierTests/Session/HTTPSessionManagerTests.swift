@@ -36,19 +36,18 @@ struct HTTPSessionManagerTests {
         expectCode(.invalidHeader) { try manager.request(.get, "get", headers: ["X-Bad": "a\r\nb"]) }
     }
 
-    func withManager(_ body: (TestServer, HTTPSessionManager, URL) async throws -> Void) async throws {
-        let server = try await TestServer.start()
+    func withManager(_ body: (ScriptedTestServer, HTTPSessionManager, URL) async throws -> Void) async throws {
+        let server = ScriptedTestServer()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let manager = HTTPSessionManager(baseURL: server.baseURL)
+        let manager = HTTPSessionManager(baseURL: server.baseURL, transport: server.transport)
         do {
             try await body(server, manager, directory)
         } catch {
             Issue.record(error)
         }
         try await manager.shutdown()
-        try await server.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
 

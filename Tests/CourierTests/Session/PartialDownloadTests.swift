@@ -28,7 +28,7 @@ struct PartialDownloadTests {
     func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     @Test func continuesWhatADeadProcessLeftWithRangeAndIfRange() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("alphabet.txt")
             let url = server.url("/range/50000")
             try leaveBehind(
@@ -47,7 +47,7 @@ struct PartialDownloadTests {
     }
 
     @Test func aChangedValidatorStartsOver() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("changed.bin")
             let url = server.url("/bytes/40000?seed=3")
             try leaveBehind(Array(repeating: 0x58, count: 9000), for: destination, url: url, etag: "\"an-old-version\"")
@@ -61,7 +61,7 @@ struct PartialDownloadTests {
     }
 
     @Test func lastModifiedServesWhenThereIsNoStrongETag() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("weak.txt")
             let url = server.url("/range/3000")
             try leaveBehind(
@@ -76,7 +76,7 @@ struct PartialDownloadTests {
     }
 
     @Test func aWholePartialFileIsCompletedByA416() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("whole.txt")
             let url = server.url("/range/2048")
             try leaveBehind(
@@ -90,7 +90,7 @@ struct PartialDownloadTests {
     }
 
     @Test func aPartialFileLongerThanTheResourceIsRemovedAndTheNextAttemptStartsOver() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("shrunk.txt")
             let url = server.url("/range/1000")
             try leaveBehind(
@@ -107,7 +107,7 @@ struct PartialDownloadTests {
     }
 
     @Test func anErrorStatusLeavesThePartialFileAlone() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("gone.bin")
             let kept = TestServer.expectedRangeBytes(count: 700)
             try leaveBehind(kept, for: destination, url: server.url("/status/404"), etag: "\"x\"")
@@ -121,7 +121,7 @@ struct PartialDownloadTests {
     }
 
     @Test func aStoppedDownloadKeepsItsBytesAndValidatorsForAnotherManager() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("stopped.bin")
             let length = 8 * 1024 * 1024
             let url = server.url("/bytes/\(length)?seed=5")
@@ -139,7 +139,7 @@ struct PartialDownloadTests {
             #expect(!exists(destination.path))
 
             // A new manager, as a new process would make, continues from the kept bytes.
-            let second = SessionManager()
+            let second = SessionManager(transport: server.transport)
             let response = try await second.download(Request(url: url), to: destination, options: [.resumesPartialFile])
             try await second.shutdown()
             #expect(response.response.statusCode == 206)
@@ -150,7 +150,7 @@ struct PartialDownloadTests {
     }
 
     @Test func anExistingDestinationIsRefusedBeforeAnyRequest() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("here.bin")
             try Data("keep".utf8).write(to: destination)
             server.resetStats()
@@ -171,7 +171,7 @@ struct PartialDownloadTests {
     /// or a missing directory before any request (it once ignored the option and fetched the
     /// whole body before refusing).
     @Test func theEntryPointManagerDownloadsDestinationFirst() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let api = HTTPSessionManager(baseURL: server.baseURL, session: manager)
             let destination = directory.appendingPathComponent("alphabet.txt")
             try leaveBehind(
@@ -204,7 +204,7 @@ struct PartialDownloadTests {
     /// renamed at the end (never through the temporary directory, which may be another file
     /// system), and a failure removes that file.
     @Test func withoutTheOptionAFixedDestinationIsWrittenBesideItThenRenamed() async throws {
-        try await withSession { server, manager, temporary in
+        try await withScriptedSession { server, manager, temporary in
             let directory = temporary.appendingPathComponent("destination-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
             let destination = directory.appendingPathComponent("plain.bin")

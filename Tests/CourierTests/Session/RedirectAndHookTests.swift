@@ -10,9 +10,9 @@ enum BodyKind: String, CaseIterable, Sendable {
     case bytes, file, multipart
 }
 
-@Suite("Redirects, hooks and retry against the test server", .timeLimit(.minutes(3)))
+@Suite("Redirects, hooks and retry over the scripted test server", .timeLimit(.minutes(3)))
 struct RedirectAndHookTests {
-    func redirectURL(_ server: TestServer, to target: String, status: Int) -> URL {
+    func redirectURL(_ server: ScriptedTestServer, to target: String, status: Int) -> URL {
         server.url("/redirect-to?url=\(target)&status_code=\(status)")
     }
 
@@ -39,7 +39,7 @@ struct RedirectAndHookTests {
 
     @Test(arguments: [307, 308], BodyKind.allCases)
     func bodyIsResentIntact(status: Int, kind: BodyKind) async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let (request, expected) = try post(
                 kind, to: redirectURL(server, to: "/upload", status: status), directory: directory)
             let progress = Recorder<TransferProgress>()
@@ -56,7 +56,7 @@ struct RedirectAndHookTests {
 
     @Test(arguments: [301, 302, 303], BodyKind.allCases)
     func postBecomesGetWithoutBody(status: Int, kind: BodyKind) async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let (request, _) = try post(
                 kind, to: redirectURL(server, to: "/anything", status: status), directory: directory)
             let response = try await manager.data(for: request)
@@ -70,7 +70,7 @@ struct RedirectAndHookTests {
     }
 
     @Test func oneShotBodyOn307IsATypedError() async throws {
-        try await withSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             let body = RequestBody.oneShotStream(length: 4, SingleChunk(buffer: ByteBuffer(string: "once")))
             let request = Request(method: .post, url: redirectURL(server, to: "/upload", status: 307), body: body)
             await expectCode(.bodyNotReplayable) { try await manager.data(for: request) }
@@ -78,7 +78,7 @@ struct RedirectAndHookTests {
     }
 
     @Test func needNewBodyStreamSuppliesTheResentBody() async throws {
-        try await withSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             let calls = Recorder<Int>()
             var hooks = SessionHooks()
             hooks.needNewBodyStream = { task, request in
@@ -95,7 +95,7 @@ struct RedirectAndHookTests {
     }
 
     @Test func redirectLimitAndChains() async throws {
-        try await withSession(configure: { $0.redirectPolicy = RedirectPolicy(maximumRedirects: 3) }) {
+        try await withScriptedSession(configure: { $0.redirectPolicy = RedirectPolicy(maximumRedirects: 3) }) {
             server, manager, _ in
             let ok = try await manager.data(for: Request(url: server.url("/redirect/3")))
             #expect(ok.response.statusCode == 200)
@@ -106,7 +106,7 @@ struct RedirectAndHookTests {
     }
 
     @Test func willPerformRedirectionCanChangeOrStop() async throws {
-        try await withSession { server, manager, _ in
+        try await withScriptedSession { server, manager, _ in
             var hooks = SessionHooks()
             hooks.willPerformRedirection = { _, response, request in
                 if request.url.path == "/get" { return nil }
@@ -124,7 +124,7 @@ struct RedirectAndHookTests {
     }
 
     @Test func didReceiveResponseCanCancelOrBecomeDownload() async throws {
-        try await withSession { server, manager, directory in
+        try await withScriptedSession { server, manager, directory in
             let destination = directory.appendingPathComponent("became.bin")
             var hooks = SessionHooks()
             hooks.didReceiveResponse = { task, response in
@@ -161,7 +161,7 @@ struct RedirectAndHookTests {
 
     @Test func eventMonitorSeesTheLifecycle() async throws {
         let monitor = Monitor()
-        try await withSession(eventMonitors: [monitor]) { server, manager, _ in
+        try await withScriptedSession(eventMonitors: [monitor]) { server, manager, _ in
             _ = try await manager.data(for: Request(url: redirectURL(server, to: "/get", status: 303)))
             #expect(monitor.events.values == ["resume", "redirect 303", "complete 200"])
         }
@@ -170,7 +170,7 @@ struct RedirectAndHookTests {
     @Test func retryPolicyRetriesWithTheInjectedSleeper() async throws {
         let delays = Recorder<Duration>()
         let monitor = Monitor()
-        try await withSession(
+        try await withScriptedSession(
             configure: { $0.sleeper = { delays.append($0) } }, interceptor: RetryPolicy(), eventMonitors: [monitor]
         ) { server, manager, _ in
             let response = try await manager.data(
@@ -182,7 +182,7 @@ struct RedirectAndHookTests {
             let exhausted = try await manager.data(
                 for: Request(url: server.url("/fault/flaky?id=b&failures=3&status=500")))
             #expect(exhausted.response.statusCode == 500)
-            // Connection failures are retried too. (The transport itself sends a GET once more
+            // Connection failures are retried too. (The session itself sends a GET once more
             // when its connection closes before any answer, so two closes reach the policy once.)
             let closed = try await manager.data(
                 for: Request(url: server.url("/fault/flaky?id=c&failures=2&mode=close")))
@@ -204,7 +204,7 @@ struct RedirectAndHookTests {
     }
 
     @Test func adapterChangesEveryAttempt() async throws {
-        try await withSession(interceptor: TokenAdapter()) { server, manager, _ in
+        try await withScriptedSession(interceptor: TokenAdapter()) { server, manager, _ in
             let response = try await manager.data(for: Request(url: server.url("/headers")))
             let headers = try #require(try jsonObject(response.data)["headers"] as? [String: Any])
             #expect(headers["Authorization"] as? String == "Bearer token")

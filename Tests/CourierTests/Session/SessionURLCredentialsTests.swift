@@ -1,5 +1,4 @@
 import Courier
-import CourierTestServer
 import Foundation
 import Testing
 
@@ -11,11 +10,9 @@ import Testing
 @Suite("Session: credentials in the URL", .timeLimit(.minutes(3)))
 struct SessionURLCredentialsTests {
     @Test func aHandMadeRequestWithUserInfoIsAuthorizedAndSendsNoUserInfo() async throws {
-        let server = try await TestServer.start()
-        let manager = SessionManager(transport: AsyncHTTPClientTransport())
-        let base = server.baseURL
-        let port = try #require(base.port)
-        let url = try #require(URL(string: "http://user:p%40ss@127.0.0.1:\(port)/basic-auth/user/p@ss"))
+        let server = ScriptedTestServer()
+        let manager = SessionManager(transport: server.transport)
+        let url = try #require(URL(string: "http://user:p%40ss@scripted.test/basic-auth/user/p@ss"))
         let response = try await manager.data(for: Request(url: url))
         #expect(response.response.status.code == 200)
         #expect(response.request.url.user == nil && response.request.url.password == nil)
@@ -25,7 +22,6 @@ struct SessionURLCredentialsTests {
         #expect(stream.head.statusCode == 200)
         for try await _ in stream.body {}
         try await manager.shutdown()
-        try await server.shutdown()
     }
 
     @Test func anAuthorizationHeaderOfTheCallersOwnWins() {

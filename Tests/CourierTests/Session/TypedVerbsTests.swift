@@ -64,15 +64,14 @@ struct TypedVerbsTests {
     }
 
     func withManager(_ body: (HTTPSessionManager) async throws -> Void) async throws {
-        let server = try await TestServer.start()
-        let manager = HTTPSessionManager(baseURL: server.baseURL)
+        let server = ScriptedTestServer()
+        let manager = HTTPSessionManager(baseURL: server.baseURL, transport: server.transport)
         do {
             try await body(manager)
         } catch {
             Issue.record(error)
         }
         try await manager.shutdown()
-        try await server.shutdown()
     }
 
     // MARK: In
@@ -371,8 +370,8 @@ struct TypedVerbsTests {
     // MARK: Callers on the main actor
 
     @MainActor @Test func everyVerbIsCallableFromTheMainActorWithItsState() async throws {
-        let server = try await TestServer.start()
-        let manager = HTTPSessionManager(baseURL: server.baseURL)
+        let server = ScriptedTestServer()
+        let manager = HTTPSessionManager(baseURL: server.baseURL, transport: server.transport)
         let model = ComposerModel()
 
         let upload = try await model.upload(with: manager)
@@ -405,7 +404,6 @@ struct TypedVerbsTests {
         #expect(jsonProbe.value.decodedOnMainQueue == false)
 
         try await manager.shutdown()
-        try await server.shutdown()
     }
 
     // MARK: ParameterValue(_:)

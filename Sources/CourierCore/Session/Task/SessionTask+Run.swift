@@ -24,8 +24,14 @@ extension SessionTask {
     /// `hooks` are the session's hooks as the task starts, read once: the attempts, the
     /// response and the body all use these.
     func run(deadline: RequestDeadline?, hooks: SessionHooks) async -> Result<SessionResponse, CourierError>? {
-        let timer = deadline.map { deadline in
-            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
+        let timer = deadline.flatMap { deadline -> Scheduled<Void>? in
+            // Already past (a zero or negative interval): stopped here, before anything is sent,
+            // not when an event loop gets to the timer, which a fast transport can outrun.
+            guard deadline.instant > .now() else {
+                deadlinePassed()
+                return nil
+            }
+            return MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline.instant) {
                 self.deadlinePassed()
             }
         }
@@ -43,16 +49,6 @@ extension SessionTask {
             result = .failure(courierError(error, url: currentRequest.url))
         }
         timer?.cancel()
-        if case .failure(let error) = result, error.code == .timedOut, let deadline,
-            NIODeadline.now() >= deadline.instant
-        {
-            // Stopgap: a transport's own timeout at or past the deadline is reported as the
-            // deadline. ScriptedTransport and URLSessionTransport still time out on the deadline
-            // they are told, and AsyncHTTPClient can miss a cancel that comes as its exchange is
-            // handed to the pool (seen under load: a stalled TLS connect then ran to its connect
-            // timeout). Goes once both are fixed.
-            deadlinePassed()
-        }
         observer.finish(result)
         guard case .failure(var error) = result else { return finish(result) }
         // Only failures pay for the copy; a response carries its metrics already.

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import Testing
 
 @testable import Courier
+@testable import CourierCore
 
 /// The one run path of a task, over a scripted transport: an awaited task runs on its caller's
 /// Swift task, ``SessionTask/resume()`` runs the same function on a task of its own, and a stop
@@ -173,6 +174,67 @@ struct RunPathTests {
         let error = await expectCode(.timedOut) { try await manager.data(for: request) }
         #expect(error?.message.contains("waiting for the response") == true, "\(String(describing: error))")
         #expect(manager.tasks.isEmpty)
+    }
+
+    /// How a stop reaches a task from outside: the handle's cancel, or its deadline's timer firing.
+    enum OutsideStop: String, CaseIterable, CustomStringConvertible {
+        case cancel, deadline
+        var description: String { rawValue }
+    }
+
+    /// A stop that comes after the exchange began but before its transport registered its cancel
+    /// action (ScriptedTransport asks its script first, then registers) is remembered and
+    /// honoured as the transport registers: the delayed reply never runs out, and the outcome is
+    /// the stop's, `.timedOut` naming the stage for the deadline. No clock decides it: the script
+    /// stops the task at that exact point, as the deadline's timer would.
+    @Test(arguments: OutsideStop.allCases)
+    func aStopBeforeTheTransportRegistersIsHonouredOnRegistration(by stop: OutsideStop) async throws {
+        let manager = NIOLockedValueBox<SessionManager?>(nil)
+        let transport = ScriptedTransport { _ in
+            if let task = manager.withLockedValue({ $0 })?.tasks.first {
+                switch stop {
+                case .cancel: task.cancel()
+                case .deadline: task.deadlinePassed()
+                }
+            }
+            return .status(200).delayed(by: .seconds(600))
+        }
+        let session = SessionManager(transport: transport)
+        manager.withLockedValue { $0 = session }
+        var request = Request(url: base)
+        // Far off: only the simulated timer can end the task before the 600 s reply.
+        request.timeoutInterval = 600
+        let error = await expectCode(stop == .cancel ? .cancelled : .timedOut) { try await session.data(for: request) }
+        if stop == .deadline {
+            #expect(error?.message.contains("600.0 s deadline") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("waiting for the response") == true, "\(String(describing: error))")
+        }
+        #expect(transport.sent.count == 1)
+        #expect(session.tasks.isEmpty)
+    }
+
+    /// A deadline already past as the task starts (a zero or negative interval) ends it before
+    /// anything is sent, however fast the transport would answer: the timer does not race it.
+    @Test(arguments: [0, -1] as [Double])
+    func aDeadlineAlreadyPastEndsTheTaskBeforeItSends(_ interval: Double) async throws {
+        let transport = ScriptedTransport(replies: [.text("too late")])
+        var request = Request(url: base)
+        request.timeoutInterval = interval
+        await expectCode(.timedOut) { try await SessionManager(transport: transport).data(for: request) }
+        #expect(transport.sent.isEmpty)
+    }
+
+    /// The transport's own wording of a stop does not decide the outcome: the session's deadline
+    /// makes it `.timedOut` even when the transport says `.cancelled`, and a transport's `.timedOut`
+    /// from a clock of its own (an idle-read timer) stays that transport's error, not the deadline.
+    @Test func aTransportsOwnTimeoutIsNotTheSessionsDeadline() async throws {
+        let transport = ScriptedTransport(replies: [
+            .failure(CourierError(.timedOut, "no byte within the read timeout"))
+        ])
+        var request = Request(url: base)
+        request.timeoutInterval = 600
+        let error = await expectCode(.timedOut) { try await SessionManager(transport: transport).data(for: request) }
+        #expect(error?.message == "no byte within the read timeout")
     }
 
     @Test func theDeadlineEndsAHookAsTimedOut() async throws {
