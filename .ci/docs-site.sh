@@ -20,9 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 DOCS_TARGETS=${DOCS_TARGETS:-"CourierCore CourierAsyncHTTPClient CourierTesting CourierOpenAPI"}
-# CourierTesting and CourierOpenAPI still link to Courier's symbols as if they were their own
-# (``CourierError`` instead of ``/CourierCore/CourierError``): 18 warnings on 2026-11-27.
-DOCS_STRICT_TARGETS=${DOCS_STRICT_TARGETS:-"CourierCore CourierAsyncHTTPClient"}
+# Every target links to another's symbols with an absolute link (``/CourierCore/CourierError``),
+# so all four are strict.
+DOCS_STRICT_TARGETS=${DOCS_STRICT_TARGETS:-"$DOCS_TARGETS"}
 DOCS_HOSTING_BASE_PATH=${DOCS_HOSTING_BASE_PATH:-courier}
 out=${1:-.build/docs-site}
 case "$out" in /*) ;; *) out="$root/$out" ;; esac

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 
-/// A ``Courier/Transport`` that answers from a script instead of a network, for testing code
+/// A ``/CourierCore/Transport`` that answers from a script instead of a network, for testing code
 /// built on Courier: give it to a `SessionManager` or an `HTTPSessionManager`, and every request
 /// they send is answered by the script, with no socket, no server and no waiting.
 ///
@@ -35,11 +35,11 @@ public final class ScriptedTransport: Transport {
         public var body: Data
         /// The exchange's deadline, as the session worked it out; nil for none.
         public var deadline: NIODeadline?
-        /// The read-ahead the session asked for (``Courier/ExchangeContext/readAheadLimit``); nil
+        /// The read-ahead the session asked for (``/CourierCore/ExchangeContext/readAheadLimit``); nil
         /// for the transport's own.
         public var readAheadLimit: Int?
         /// The highest limit the session raised the read-ahead to once the response head was in
-        /// (``Courier/TransportResponse/readAhead``); nil when it never did.
+        /// (``/CourierCore/TransportResponse/readAhead``); nil when it never did.
         public var raisedReadAheadLimit: Int?
     }
 
@@ -174,11 +174,11 @@ public final class ScriptedTransport: Transport {
     /// Every request sent so far, in order.
     public var sent: [Sent] { state.withLock { $0.sent } }
 
-    /// Answers `request` from the script; see ``Courier/Transport/send(_:context:)``.
-    /// - Throws: the scripted ``CourierError``; `.cancelled` when the exchange is cancelled during
-    ///   its delay, `.timedOut` when that happens at or past the context's deadline; the body's own
-    ///   error when it cannot be read (a one-shot body read twice); `.transportFailed` after
-    ///   ``shutdown()``.
+    /// Answers `request` from the script; see ``/CourierCore/Transport/send(_:context:)``.
+    /// - Throws: the scripted ``/CourierCore/CourierError``; `.cancelled` when the exchange is
+    ///   cancelled during its delay, `.timedOut` when that happens at or past the context's
+    ///   deadline; the body's own error when it cannot be read (a one-shot body read twice);
+    ///   `.transportFailed` after ``shutdown()``.
     public func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
         if state.withLock({ $0.isShutDown }) {
             throw CourierError(.transportFailed, "the scripted transport was shut down")
