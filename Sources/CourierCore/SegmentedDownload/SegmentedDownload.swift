@@ -179,14 +179,19 @@ final class SegmentedDownload: Sendable {
                     }
                 }
                 response = nil
-                let before = range.lowerBound
                 try await write(answer.body.chunks, from: range.lowerBound) { size in
                     self.didWrite(index, at: size, representation)
                 }
-                let after = state.withLockedValue { $0.plan?.segments[index].position ?? before }
-                if after < range.upperBound, state.withLockedValue({ $0.plan?.segments[index].remaining ?? 0 }) > 0 {
+                let (after, remaining) = state.withLockedValue { state in
+                    (
+                        state.plan?.segments[index].position ?? range.lowerBound,
+                        state.plan?.segments[index].remaining ?? 0
+                    )
+                }
+                if remaining > 0 {
+                    // Retried as a lost connection is: the next request starts where this one stopped.
                     throw CourierError(
-                        .downloadFailed,
+                        .connectionFailed,
                         "the response for bytes \(range.lowerBound)-\(range.upperBound - 1) of \(target.url.absoluteString) ended at byte \(after)",
                         offendingInput: target.url.absoluteString, response: answer.head)
                 }
@@ -200,12 +205,9 @@ final class SegmentedDownload: Sendable {
     }
 
     /// Whether a segment's failure is worth another request: a lost connection or a short
-    /// body, not a changed representation, a cancellation, or a failed write.
+    /// body, not a changed representation, a cancellation, a timeout, or a failed write.
     private static func retries(_ error: CourierError) -> Bool {
-        switch error.code {
-        case .cancelled, .downloadFailed, .invalidResumeData, .timedOut: return false
-        default: return true
-        }
+        error.code == .connectionFailed || error.code == .transportFailed
     }
 
     /// Writes `chunks` at `offset` onwards until they end or `keepsGoing` (told the file's size

@@ -163,8 +163,15 @@ struct SplitDownloadTests {
             // Every byte the record does not list as missing is on disk and right.
             var cursor = 0
             for range in missing {
-                #expect(
-                    Array(onDisk[cursor..<Int(range.lowerBound)]) == Array(expected[cursor..<Int(range.lowerBound)]))
+                // Adjacent missing ranges (a segment that never started) leave no bytes between them,
+                // and may lie past the end of the file, which has holes.
+                let present = cursor..<Int(range.lowerBound)
+                if !present.isEmpty {
+                    #expect(present.upperBound <= onDisk.count, "the record lists bytes the file does not have")
+                    if present.upperBound <= onDisk.count {
+                        #expect(Array(onDisk[present]) == Array(expected[present]))
+                    }
+                }
                 cursor = Int(range.upperBound)
             }
             let before = server.stats.recentRequestHeads.count
