@@ -2,7 +2,10 @@
 # Starts Debian's nginx (nginx-light) on loopback for the interop suite: one server over TLS with
 # HTTP/2 that retires each connection after 50 streams (as large frontends do) and answers
 # /echo before reading the body, and one over plain HTTP/1.1 with a 1 s keep-alive timeout and
-# 3 requests per connection; both gzip what they serve under /gz/. Prints `export` lines for the
+# 3 requests per connection; both gzip what they serve under /gz/; and one over plain HTTP/1.1 for
+# split downloads, whose /limited/ caps each connection at 20 MB/s (`limit_rate 20m`, as object
+# stores and CDNs cap them) and whose /noranges/ also ignores Range (`max_ranges 0`), both serving
+# DIR/www, with each request's bytes in DIR/logs/split.log. Prints `export` lines for the
 # tests (eval them); installs nginx-light and openssl with apt-get when missing. Stop it with
 # `kill "$(cat $DIR/nginx.pid)"`.
 set -euo pipefail
@@ -27,6 +30,7 @@ free_port() {
 }
 h2_port=$(free_port)
 h1_port=$(free_port)
+split_port=$(free_port)
 cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon on;
@@ -56,6 +60,14 @@ http {
     location /echo { return 200 "ok\n"; }
     location /gz/ { gzip on; gzip_types text/plain; gzip_min_length 0; }
   }
+  log_format split '\$request_method \$uri \$status \$body_bytes_sent "\$http_range"';
+  server {
+    listen 127.0.0.1:$split_port;
+    access_log $dir/logs/split.log split;
+    root $dir/www;
+    location /limited/ { alias $dir/www/; limit_rate 20m; }
+    location /noranges/ { alias $dir/www/; limit_rate 20m; max_ranges 0; }
+  }
 }
 CONF
 nginx -c "$dir/nginx.conf" -p "$dir" >&2
@@ -69,3 +81,5 @@ echo "export COURIER_NGINX_H2_URL='https://localhost:$h2_port'"
 echo "export COURIER_NGINX_H1_URL='http://127.0.0.1:$h1_port'"
 echo "export COURIER_NGINX_CA='$dir/cert.pem'"
 echo "export COURIER_NGINX_ACCESS_LOG='$dir/logs/access.log'"
+echo "export COURIER_NGINX_SPLIT_URL='http://127.0.0.1:$split_port'"
+echo "export COURIER_NGINX_SPLIT_LOG='$dir/logs/split.log'"

@@ -120,10 +120,13 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// A default deadline from ``Configuration/requestTimeout``; every exchange registers its
+    /// A default deadline from ``Configuration/requestTimeout`` and the pool's
+    /// ``Configuration/maximumConnectionsPerHost``; every exchange registers its
     /// cancel action with its context as soon as it exists.
     public var capabilities: TransportCapabilities {
-        TransportCapabilities(defaultTimeout: configuration.requestTimeout.map { .nanoseconds($0.nanoseconds) })
+        TransportCapabilities(
+            defaultTimeout: configuration.requestTimeout.map { .nanoseconds($0.nanoseconds) },
+            maximumConnectionsPerHost: max(1, configuration.maximumConnectionsPerHost))
     }
 
     /// Sends `request`; see `Transport.send(_:context:)`.

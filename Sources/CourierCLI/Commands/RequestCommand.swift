@@ -213,6 +213,13 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download (needs --output).")
     var resume = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --download, fetch the file over N ranged connections at once; --continue continues each.",
+            valueName: "N"))
+    var split: Int?
+
     @Option(name: .long, help: "Progress bars on stderr: auto, always or never.")
     var progress: String = "auto"
 
@@ -255,6 +262,10 @@ struct RequestCommand: AsyncParsableCommand {
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be a positive number of seconds") }
         if resume && (output == nil || !download) { throw ValidationError("--continue needs --download and --output") }
+        if let split {
+            if !download { throw ValidationError("--split needs --download") }
+            if !(1...64).contains(split) { throw ValidationError("--split takes 1 to 64 connections") }
+        }
         if download && output == "-" {
             throw ValidationError("--download saves a file; leave it out to write the body to stdout (-o -)")
         }
@@ -372,7 +383,7 @@ struct RequestCommand: AsyncParsableCommand {
             showProgress: quiet == 0 && progressOption.enabled(stderrIsTerminal: terminal.stderrIsTerminal),
             cookieStorage: sessionState?.jar, stream: stream, asksForCompression: asksForCompression,
             warnsOfStatus: quiet < 2, reportsSaving: quiet == 0, digestCredentials: credentials.digest,
-            showsRedirects: all || verbose > 0)
+            showsRedirects: all || verbose > 0, split: split)
         let status = try await exchange.run(interrupts: InterruptWatch())
         if outputOptions.metadata, let metrics = MetricsCapture.shared.latest {
             let section = MetricsPrinter().text(for: metrics, finished: .now)

@@ -43,6 +43,8 @@ struct Exchange: Sendable {
     /// `-v` or `--all` with redirects followed: each redirect's response and the request that
     /// follows it are printed as they happen, before the final exchange, as httpie does.
     var showsRedirects = false
+    /// `--split N`: a download over N ranged connections (Download/SplitDownload.swift).
+    var split: Int? = nil
 
     /// The hooks an exchange starts from: redirects refused unless followed, and printed as
     /// they are followed under ``showsRedirects`` (response heads to stdout, or to stderr for a
@@ -120,7 +122,9 @@ struct Exchange: Sendable {
         if connection.decompressesResponses { Self.asksForCompression(in: &request) }
         // Only a download to a file needs scratch space; any other body goes to stdout once
         // (Exchange+Stream.swift).
-        let scratch = downloading ? try ScratchDirectory.make(near: downloadTarget?.directory) : nil
+        let splitConnections = download ? split ?? (resume ? Self.splitLeftAt(outputPath) : nil) : nil
+        let scratch =
+            downloading && splitConnections == nil ? try ScratchDirectory.make(near: downloadTarget?.directory) : nil
         if let scratch { interrupts.removesOnExit(scratch.url) }
         defer { scratch?.remove() }
         let session = try SessionFactory.make(
@@ -131,6 +135,9 @@ struct Exchange: Sendable {
                 DigestAuthenticator(user: $0.user, password: $0.password, origins: [request.url])
             })
         let transfer = Task {
+            if let splitConnections {
+                return try await performSplit(request, session: session.manager, connections: splitConnections)
+            }
             guard let scratch, let downloadTarget else {
                 return try await performStreamed(request, session: session.manager)
             }

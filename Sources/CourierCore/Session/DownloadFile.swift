@@ -28,6 +28,22 @@ final class DownloadFile {
         self.bytesWritten = Int64(end)
     }
 
+    /// Opens the existing `file` to write from `offset` on: one segment of a split download.
+    /// Each segment has a descriptor of its own, so its writes land at its own offset as
+    /// `pwrite(2)` would put them, and ``bytesWritten`` is the offset its next byte goes to.
+    /// - Throws: ``CourierError`` `.downloadFailed`.
+    init(segmentOf file: URL, at offset: Int64) throws {
+        let fd = open(file.path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.error("cannot open the download file", url: file) }
+        guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+            close(fd)
+            throw Self.error("cannot seek in the download file", url: file)
+        }
+        self.url = file
+        self.descriptor = fd
+        self.bytesWritten = offset
+    }
+
     deinit { closeDescriptor() }
 
     /// Appends `buffer` in full.

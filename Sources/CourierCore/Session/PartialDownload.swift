@@ -31,15 +31,23 @@ struct PartialDownload: Sendable {
     /// record's validators; nil (start over) when either is missing, the file is empty, the
     /// record is unreadable, or it holds no validator usable in `If-Range`. The resume data's
     /// URL is the record's, without a query: ``ResumeData`` matches it to a request by scheme,
-    /// host, port and path.
+    /// host, port and path. A split download's record gives its length and missing ranges
+    /// (``ResumeData/missingRanges``).
     func leftOver() -> ResumeData? {
         var info = stat()
         guard stat(partialFile.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
             let validators = ResumeRecord.read(at: sidecar)
         else { return nil }
-        let resumeData = ResumeData(
+        var resumeData = ResumeData(
             url: validators.url, bytesWritten: Int64(info.st_size), entityTag: validators.entityTag,
             lastModified: validators.lastModified, partialFileURL: partialFile)
+        if let (representation, missing) = validators.splitDownload {
+            resumeData.totalLength = representation.length
+            resumeData.missingRanges = missing
+            resumeData.bytesWritten = representation.length - missing.reduce(0) { $0 + $1.upperBound - $1.lowerBound }
+        } else if validators.missing != nil {
+            return nil
+        }
         return resumeData.ifRangeValidator == nil ? nil : resumeData
     }
 

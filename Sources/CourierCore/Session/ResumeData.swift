@@ -20,14 +20,26 @@ public struct ResumeData: Sendable, Hashable, Codable {
     public var lastModified: String?
     /// The partial file's path.
     public var partialFileURL: URL
+    /// For a split download (``SessionManager/download(_:to:connections:partialFile:options:progress:)``):
+    /// the complete length; nil for a plain one.
+    public var totalLength: Int64?
+    /// For a split download: the byte ranges not yet in the partial file, which has holes
+    /// there (``bytesWritten`` counts the bytes it has); nil for a plain download, whose
+    /// partial file holds the first ``bytesWritten`` bytes.
+    public var missingRanges: [Range<Int64>]?
 
-    /// Makes resume data.
-    public init(url: URL, bytesWritten: Int64, entityTag: String?, lastModified: String?, partialFileURL: URL) {
+    /// Makes resume data; `totalLength` and `missingRanges` only for a split download.
+    public init(
+        url: URL, bytesWritten: Int64, entityTag: String?, lastModified: String?, partialFileURL: URL,
+        totalLength: Int64? = nil, missingRanges: [Range<Int64>]? = nil
+    ) {
         self.url = url
         self.bytesWritten = bytesWritten
         self.entityTag = entityTag
         self.lastModified = lastModified
         self.partialFileURL = partialFileURL
+        self.totalLength = totalLength
+        self.missingRanges = missingRanges
     }
 
     /// The resume data as bytes (JSON), to store and pass back to ``init(data:)``.

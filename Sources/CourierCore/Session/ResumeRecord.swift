@@ -23,6 +23,9 @@ import Foundation
 struct ResumeRecord: Codable, Sendable, Hashable {
     /// The value of ``format`` in every record: what tells a record from a user's file.
     static let currentFormat = "courier-resume/1"
+    /// The format of a split download's record (``missing`` set): versions that know only
+    /// ``currentFormat`` ignore it, since its partial file has holes and its length says nothing.
+    static let splitFormat = "courier-resume/2"
     /// Records are a few hundred bytes; anything larger is not one.
     private static let maximumSize = 64 << 10
 
@@ -34,6 +37,11 @@ struct ResumeRecord: Codable, Sendable, Hashable {
     var entityTag: String?
     /// The response's `Last-Modified`.
     var lastModified: String?
+    /// A split download's complete length (see `SegmentedDownload`).
+    var length: Int64?
+    /// A split download's byte ranges not yet in the partial file; nil for a plain download,
+    /// whose partial file's length is what it has.
+    var missing: [Range<Int64>]?
 
     /// A record of `url` (redacted here) and the validators; nil when `url` has no host.
     init?(url: URL, entityTag: String?, lastModified: String?) {
@@ -65,7 +73,7 @@ struct ResumeRecord: Codable, Sendable, Hashable {
             info.st_size <= maximumSize,
             let data = FileManager.default.contents(atPath: location.path),
             let record = try? JSONDecoder().decode(ResumeRecord.self, from: data),
-            record.format == currentFormat
+            record.format == currentFormat || (record.format == splitFormat && record.missing != nil)
         else { return nil }
         return record
     }

@@ -26,6 +26,30 @@ extension SessionManager {
         with request: Request, to destination: URL, partialFile: URL? = nil, options: DownloadOptions = [],
         progress: ProgressHandler? = nil
     ) throws -> SessionTask {
+        let existingDirectory = try Self.checkDestination(destination, options: options)
+        guard options.contains(.resumesPartialFile) else {
+            let fixed = PartialDownload(destination: destination, partialFile: partialFile)
+            var download = SessionTask.DownloadParameters(
+                options: options, destination: fixed.destinationClosure, resumeData: nil)
+            download.stagingDirectory = existingDirectory
+            return makeTask(
+                kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
+        }
+        let partial = PartialDownload(destination: destination, partialFile: partialFile)
+        var download = SessionTask.DownloadParameters(
+            options: options, destination: partial.destinationClosure,
+            // A split download's partial file has holes; one connection starts it over.
+            resumeData: partial.leftOver().flatMap { $0.missingRanges == nil ? $0 : nil })
+        download.partial = partial
+        return makeTask(
+            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
+    }
+
+    /// The checks made before any I/O: the destination is a file URL, not an existing file
+    /// unless `options` replaces it (and then a regular one), in a directory that exists or that
+    /// `options` creates. Returns that directory when it exists.
+    /// - Throws: as ``downloadTask(with:to:partialFile:options:progress:)``.
+    static func checkDestination(_ destination: URL, options: DownloadOptions) throws -> URL? {
         guard destination.isFileURL else {
             throw CourierError(
                 .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
@@ -39,27 +63,14 @@ extension SessionManager {
         }
         if options.contains(.removePreviousFile) { try DownloadFile.checkReplaceable(destination) }
         let directory = destination.deletingLastPathComponent()
-        let existingDirectory = Self.existingDirectory(directory)
+        let existingDirectory = existingDirectory(directory)
         if !options.contains(.createIntermediateDirectories), existingDirectory == nil {
             throw CourierError(
                 .downloadFailed,
                 "the directory \(directory.path) of the download destination does not exist; pass .createIntermediateDirectories to make it",
                 offendingInput: destination.path)
         }
-        guard options.contains(.resumesPartialFile) else {
-            let fixed = PartialDownload(destination: destination, partialFile: partialFile)
-            var download = SessionTask.DownloadParameters(
-                options: options, destination: fixed.destinationClosure, resumeData: nil)
-            download.stagingDirectory = existingDirectory
-            return makeTask(
-                kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
-        }
-        let partial = PartialDownload(destination: destination, partialFile: partialFile)
-        var download = SessionTask.DownloadParameters(
-            options: options, destination: partial.destinationClosure, resumeData: partial.leftOver())
-        download.partial = partial
-        return makeTask(
-            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
+        return existingDirectory
     }
 
     /// `directory` when it is one (a destination whose directory is made at the end, with

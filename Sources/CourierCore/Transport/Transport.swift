@@ -115,10 +115,14 @@ public struct TransportCapabilities: Sendable, Hashable {
     /// The whole-exchange time limit the transport applies when a request sets no
     /// ``Request/timeoutInterval``; nil for none. A session applies it to the whole task.
     public var defaultTimeout: Duration?
+    /// How many connections the transport opens to one host at most; nil when it sets no limit
+    /// of its own. A split download uses no more at once.
+    public var maximumConnectionsPerHost: Int?
 
-    /// Makes a description; by default no deadline.
-    public init(defaultTimeout: Duration? = nil) {
+    /// Makes a description; by default no deadline and no connection limit.
+    public init(defaultTimeout: Duration? = nil, maximumConnectionsPerHost: Int? = nil) {
         self.defaultTimeout = defaultTimeout
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
     }
 }
 

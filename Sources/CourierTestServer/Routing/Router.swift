@@ -28,6 +28,7 @@ struct Router: Sendable {
         case ("stream-bytes", 2): return DownloadEndpoints.streamBytes(request, length: second ?? "")
         case ("range", 2): return DownloadEndpoints.range(request, length: second ?? "")
         case ("drip", 1): return DownloadEndpoints.drip(request)
+        case ("split", 2): return SplitEndpoints.route(request, length: second ?? "")
         case ("sse", 1), ("ndjson", 1), ("gzip-bomb", 1), ("deflate-bomb", 1): return StreamingEndpoints.route(request)
         case ("upload", 1): return UploadSink.route(request)
         case ("fault", 2): return FaultEndpoints.route(request, name: second ?? "")

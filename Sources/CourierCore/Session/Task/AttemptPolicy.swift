@@ -146,6 +146,12 @@ enum AttemptPolicy {
     /// - Throws: ``CourierError`` `.invalidResumeData` when the resume data has no validator.
     static func outgoing(_ request: Request, resuming resumeData: ResumeData?) throws -> Request {
         guard let resumeData, resumeData.continues(request.url) else { return request }
+        guard resumeData.missingRanges == nil else {
+            throw CourierError(
+                .invalidResumeData,
+                "the resume data for \(resumeData.url.absoluteString) is a split download's; continue it with download(_:to:connections:partialFile:options:progress:)",
+                offendingInput: resumeData.url.absoluteString)
+        }
         guard let validator = resumeData.ifRangeValidator else {
             throw CourierError(
                 .invalidResumeData, "the resume data for \(resumeData.url.absoluteString) has no ETag or Last-Modified",
