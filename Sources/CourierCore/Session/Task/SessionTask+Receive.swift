@@ -22,40 +22,80 @@ extension SessionTask {
         return head.expectedContentLength
     }
 
+    /// Reads the body into memory, up to `cap` bytes.
+    ///
+    /// Only the loop's awaits are here; what happens to each chunk is done by synchronous
+    /// functions that are not inlined (``BufferedBody``), so that the async frame a receiving
+    /// task holds keeps only what lives across a suspension, not the temporaries of the cap's
+    /// errors (at 10,000 open HTTP/2 requests, each answered within a second, most tasks wait
+    /// here at once).
+    /// - Throws: `.responseTooLarge` past the cap, `.cancelled` once the task is stopping, or the
+    ///   transport's error.
     func receiveData(
         _ body: BodyChunks, head: ResponseHead, request: Request, cap: Int,
         didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?
     ) async throws -> Data {
-        let total = Self.expectedLength(head, request: request)
-        if let total, total > Int64(cap) {
-            throw tooLarge(head: head, request: request, cap: cap, size: "declares \(total) bytes")
-        }
-        var collected: ByteBuffer?
-        var received: Int64 = 0
+        var buffered = try BufferedBody(
+            expecting: Self.expectedLength(head, request: request), url: request.url, head: head, cap: cap)
         var iterator = body.makeAsyncIterator()
         try await waitWhileSuspended()
         while let chunk = try await iterator.next() {
-            received += Int64(chunk.readableBytes)
-            if received > Int64(cap) {
-                throw tooLarge(head: head, request: request, cap: cap, size: "has more than \(cap) bytes")
-            }
+            try buffered.append(chunk, head: head, cap: cap)
             didReceiveData?(self, chunk)
-            if collected == nil {
-                collected = chunk
-            } else {
-                var chunk = chunk
-                if collected!.readableBytes == received - Int64(chunk.readableBytes), let total {
-                    // Reserve once for the whole body instead of growing step by step.
-                    collected!.reserveCapacity(
-                        minimumWritableBytes: Int(max(0, total - received + Int64(chunk.readableBytes))))
-                }
-                collected!.writeBuffer(&chunk)
-            }
-            try await waitWhileSuspended(reportingDownload: received, of: total)
+            try await waitWhileSuspended(reportingDownload: buffered.received, of: buffered.total)
         }
         try beginDelivering(finishingDownload: true)
-        guard var collected else { return Data() }
-        return collected.readData(length: collected.readableBytes, byteTransferStrategy: .automatic) ?? Data()
+        return buffered.data()
+    }
+
+    /// A body collected in memory, checked against the cap as it grows.
+    struct BufferedBody {
+        /// The body's length as its head declares it, when it does.
+        let total: Int64?
+        /// The request's URL, for the cap's error.
+        let url: URL
+        private(set) var received: Int64 = 0
+        private var collected: ByteBuffer?
+
+        /// - Throws: `.responseTooLarge` when the declared length is over `cap` already.
+        @inline(never)
+        init(expecting total: Int64?, url: URL, head: ResponseHead, cap: Int) throws {
+            self.total = total
+            self.url = url
+            if let total, total > Int64(cap) {
+                throw SessionTask.tooLarge(head: head, url: url, cap: cap, size: "declares \(total) bytes")
+            }
+        }
+
+        /// Adds `chunk`, reserving room for the whole declared body once the second chunk comes.
+        /// - Throws: `.responseTooLarge` once more than `cap` bytes came.
+        @inline(never)
+        mutating func append(_ chunk: ByteBuffer, head: ResponseHead, cap: Int) throws {
+            received += Int64(chunk.readableBytes)
+            if received > Int64(cap) {
+                throw SessionTask.tooLarge(head: head, url: url, cap: cap, size: "has more than \(cap) bytes")
+            }
+            guard var body = collected else {
+                collected = chunk
+                return
+            }
+            collected = nil
+            var chunk = chunk
+            if body.readableBytes == received - Int64(chunk.readableBytes), let total {
+                // Reserve once for the whole body instead of growing step by step.
+                body.reserveCapacity(
+                    minimumWritableBytes: Int(max(0, total - received + Int64(chunk.readableBytes))))
+            }
+            body.writeBuffer(&chunk)
+            collected = body
+        }
+
+        /// The bytes collected, as `Data`.
+        @inline(never)
+        mutating func data() -> Data {
+            guard var collected else { return Data() }
+            return collected.readData(length: collected.readableBytes, byteTransferStrategy: .automatic) ?? Data()
+        }
     }
 
     /// What a handed-over download file (``ResponseBodyFile``) reports after each write, on the transport's thread:
@@ -73,11 +113,11 @@ extension SessionTask {
         return machine.withLockedValue { !$0.isPaused && !$0.isStopping }
     }
 
-    private func tooLarge(head: ResponseHead, request: Request, cap: Int, size: String) -> CourierError {
+    fileprivate static func tooLarge(head: ResponseHead, url: URL, cap: Int, size: String) -> CourierError {
         CourierError(
             .responseTooLarge,
-            "the response from \(request.url.absoluteString) \(size), over the \(cap)-byte cap for buffered responses; use a download task to stream it to a file",
-            offendingInput: request.url.absoluteString, response: head)
+            "the response from \(url.absoluteString) \(size), over the \(cap)-byte cap for buffered responses; use a download task to stream it to a file",
+            offendingInput: url.absoluteString, response: head)
     }
 
     /// Writes `body` to the download's file. `resumable` is false for a body the transport

@@ -9,6 +9,16 @@ extension SessionTask {
     ///   machine alone says).
     @inline(__always)
     func waitWhileSuspended(reportingDownload completed: Int64? = nil, of total: Int64? = nil) async throws {
+        if try isPaused(reportingDownload: completed, of: total) { try await waitUntilResumed() }
+    }
+
+    /// The synchronous part of ``waitWhileSuspended(reportingDownload:of:)``: true when the task
+    /// is paused. A function of its own, never inlined: inlined, its locals and its error were
+    /// part of the async frame of every reader that calls it (a receiving task's frame holds only
+    /// what lives across its suspensions; see BENCHMARKS.md, "What an open HTTP/2 request holds").
+    /// - Throws: `.cancelled` once the task is stopping.
+    @inline(never)
+    private func isPaused(reportingDownload completed: Int64?, of total: Int64?) throws -> Bool {
         var now = machine.withLockedValue { machine in
             (
                 progress: completed.flatMap { machine.downloadProgress.advance(completed: $0, total: total) },
@@ -20,7 +30,7 @@ extension SessionTask {
             now = machine.withLockedValue { (nil, $0.isPaused, $0.isStopping) }
         }
         if now.isStopping { throw cancelledError() }
-        if now.isPaused { try await waitUntilResumed() }
+        return now.isPaused
     }
 
     /// The paused case of ``waitWhileSuspended(reportingDownload:of:)``. A stop (a cancel through
