@@ -166,9 +166,13 @@ extension AsyncHTTPClientTransport {
                 }
             }
             // Every HTTP/2 connection gets an HTTP2ConnectionGuard, which closes it when the server
-            // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows).
+            // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows), and an
+            // HTTP2DataCompactor, so that a stalled stream's frames hold only their own bytes.
             configuration.http2ConnectionDebugInitializer = { channel in
-                channel.runOnLoop { HTTP2ConnectionGuard.install(onConnection: channel) }
+                channel.runOnLoop {
+                    HTTP2ConnectionGuard.install(onConnection: channel)
+                    HTTP2DataCompactor.install(onConnection: channel)
+                }
             }
             configuration.http2StreamChannelDebugInitializer = { stream in
                 stream.runOnLoop {
