@@ -29,17 +29,11 @@ extension AsyncHTTPClientTransport {
         /// §8.1 allows both; nginx does it for `return`, 401, 413 and redirects): its issue 922.
         /// HTTP/1.1 keeps the request until the upload ends, so the same answer is safe there.
         ///
-        /// Nor does a response read as it arrives (a download, a stream; see
-        /// `ExchangeContext.readsBodyIncrementally`): over HTTP/2, AsyncHTTPClient 1.37 keeps
-        /// reading a stream while its reader waits, so a reader slower than the server ends up
-        /// holding the whole body in memory (a 256 MiB download by raw AsyncHTTPClient, writing on
-        /// another thread: 1.1 GB resident). Over HTTP/1.1 the reader's pace holds the server back.
-        /// ``allowsHTTP2ForIncrementalReads`` lets them ride HTTP/2 anyway.
+        /// A response read as it arrives (a download, a stream) rides HTTP/2 like any other: a
+        /// reader slower than the server holds back its stream's flow-control window (about
+        /// 9 MiB waits for it, AsyncHTTPClient's 8 MiB stream window and the read-ahead), not the
+        /// body, and the other streams on the connection go on.
         public var allowsHTTP2: Bool = true
-        /// Whether a response read as it arrives may ride HTTP/2 as well (when ``allowsHTTP2``
-        /// is on). Off by default, for the memory that ``allowsHTTP2`` describes; turn it on where
-        /// HTTP/2 itself is wanted and the reader keeps up with the network or the bodies are small.
-        public var allowsHTTP2ForIncrementalReads: Bool = false
         /// The forward proxies, per scheme, with the hosts that go direct; nil sends everything
         /// direct. `ProxyConfiguration.fromEnvironment(_:)` reads curl's variables.
         public var proxy: ProxyConfiguration?
@@ -172,9 +166,13 @@ extension AsyncHTTPClientTransport {
                 }
             }
             // Every HTTP/2 connection gets an HTTP2ConnectionGuard, which closes it when the server
-            // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows).
+            // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows), and an
+            // HTTP2DataCompactor, so that a stalled stream's frames hold only their own bytes.
             configuration.http2ConnectionDebugInitializer = { channel in
-                channel.runOnLoop { HTTP2ConnectionGuard.install(onConnection: channel) }
+                channel.runOnLoop {
+                    HTTP2ConnectionGuard.install(onConnection: channel)
+                    HTTP2DataCompactor.install(onConnection: channel)
+                }
             }
             configuration.http2StreamChannelDebugInitializer = { stream in
                 stream.runOnLoop {

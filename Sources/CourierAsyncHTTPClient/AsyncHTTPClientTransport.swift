@@ -29,13 +29,12 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
     /// Requests that may ride HTTP/2 where the server offers it: idempotent ones without body
-    /// bytes whose response is collected in memory, and every request over plain HTTP.
+    /// bytes, however their response is read, and every request over plain HTTP.
     let client: HTTPClient
     /// HTTP/1.1 only, for the other requests over TLS: AsyncHTTPClient 1.37 traps when an HTTP/2
-    /// server answers an upload early, and buffers a stream its reader is slow to take without
-    /// bound (``Configuration/allowsHTTP2`` says more). The same client as `client` when HTTP/2
-    /// is off; a second pool otherwise, so one host may get HTTP/1.1 connections in both when it
-    /// offers no HTTP/2.
+    /// server answers an upload early (``Configuration/allowsHTTP2`` says more). The same client
+    /// as `client` when HTTP/2 is off; a second pool otherwise, so one host may get HTTP/1.1
+    /// connections in both when it offers no HTTP/2.
     let http1Client: HTTPClient
     /// The transports of ``Configuration/proxy``'s servers; the clients above go direct.
     let proxyRoutes: ProxyRoutes?
@@ -152,9 +151,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 let outgoing = try requestTemplates.request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
-                let client = client(
-                    for: request, hasBodyBytes: !request.body.isEmpty, readIncrementally: context.readsBodyIncrementally
-                )
+                let client = client(for: request, hasBodyBytes: !request.body.isEmpty)
                 task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: nil)
             } catch {
                 fileBody?.close()
@@ -207,14 +204,11 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     /// The client for `request` (see ``client`` and ``http1Client``). An empty body ends the
-    /// request with its head, as no body does.
-    private func client(for request: Request, hasBodyBytes: Bool, readIncrementally: Bool) -> HTTPClient {
+    /// request with its head, as no body does. A response read as it arrives rides HTTP/2 too:
+    /// its reader's pace holds the stream's flow-control window (``StreamingResponseDelegate``).
+    private func client(for request: Request, hasBodyBytes: Bool) -> HTTPClient {
         guard http1Client !== client else { return client }
-        if request.method.isIdempotent, !hasBodyBytes,
-            !readIncrementally || configuration.allowsHTTP2ForIncrementalReads
-        {
-            return client
-        }
+        if request.method.isIdempotent, !hasBodyBytes { return client }
         switch request.url.scheme?.lowercased() {
         case "http", "http+unix", "unix": return client
         default: return http1Client

@@ -20,7 +20,10 @@ import NIOSSL
 /// The guard closes the connection in both cases. It counts the bytes the server sends that
 /// make no progress, and closes once ``unproductiveByteLimit`` of them arrive in a row.
 /// Progress is a DATA frame with payload, a frame that ends a response (END_STREAM), or a
-/// DATA frame the client writes (the server's WINDOW_UPDATEs answer an upload). And it closes
+/// DATA frame the client writes (the server's WINDOW_UPDATEs answer an upload). What a server
+/// still sends on a stream the client reset (a download or stream dropped mid-body) is the
+/// client's own window, not a flood: NIOHTTP2 drops it unseen, so each RST_STREAM the client
+/// writes lets ``resetStreamAllowance`` bytes through uncounted. And it closes
 /// the connection when NIOHTTP2 writes a GOAWAY with an error code. Either way the exchanges
 /// on the connection fail with ``HTTP2ConnectionBroken``, which names the frames or the error.
 ///
@@ -34,9 +37,16 @@ final class HTTP2ConnectionGuard {
     /// Bytes in a row from the server that make no progress, after which the connection is
     /// closed: a mebibyte is over 60,000 PING frames, where a well-behaved server sends a few.
     static let unproductiveByteLimit = 1 << 20
+    /// What a server may still have in flight on a stream the client resets: the stream's whole
+    /// window, which AsyncHTTPClient keeps at up to 8 MiB, and RFC 9113's initial 65,535 bytes.
+    static let resetStreamAllowance = (8 << 20) + 65_535
+    /// The most ``allowance`` grows to, however many streams the client resets at once.
+    static let maximumAllowance = 8 * resetStreamAllowance
 
     private let limit: Int
     private var unproductiveBytes = 0
+    /// Bytes still let through uncounted for streams the client reset.
+    private var allowance = 0
     /// What the server sent since the last progress, by frame type (the decoded ones).
     private var unproductiveFrames: [HTTP2FrameType: Int] = [:]
     /// The last error NIOHTTP2 reported on the connection, for the message.
@@ -94,7 +104,13 @@ final class HTTP2ConnectionGuard {
     // MARK: - Accounting
 
     fileprivate func received(_ count: Int) {
-        unproductiveBytes += count
+        let absorbed = min(count, allowance)
+        allowance -= absorbed
+        unproductiveBytes += count - absorbed
+    }
+
+    fileprivate func clientResetStream() {
+        allowance = min(Self.maximumAllowance, allowance + Self.resetStreamAllowance)
     }
 
     fileprivate func progressed() {
@@ -189,10 +205,13 @@ extension HTTP2ConnectionGuard {
             context.write(data, promise: promise)
         }
 
-        /// A frame the client wrote: DATA is progress; a GOAWAY with an error code condemns.
+        /// A frame the client wrote: DATA is progress; RST_STREAM lets what the server had in
+        /// flight on it through; a GOAWAY with an error code condemns.
         private func written(_ frame: HTTP2FrameHeaderScanner.Frame) {
             if frame.type == HTTP2FrameHeaderScanner.Frame.dataType, frame.length > 0 {
                 state.progressed()
+            } else if frame.type == HTTP2FrameHeaderScanner.Frame.resetStreamType {
+                state.clientResetStream()
             } else if let code = frame.goAwayErrorCode, code != 0 {
                 state.condemnForError(goAwayCode: code)
                 closesAfterFlush = true

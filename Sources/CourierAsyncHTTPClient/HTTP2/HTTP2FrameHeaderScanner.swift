@@ -20,6 +20,7 @@ struct HTTP2FrameHeaderScanner {
 
         static let dataType: UInt8 = 0x0
         static let goAwayType: UInt8 = 0x7
+        static let resetStreamType: UInt8 = 0x3
 
         /// The GOAWAY's error code; nil for other frames or a truncated payload.
         var goAwayErrorCode: UInt32? {

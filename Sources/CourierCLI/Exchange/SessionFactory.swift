@@ -23,7 +23,7 @@ struct ConnectionOptions: Sendable {
     var certificateKey: String?
     /// `--http1.1`: never negotiate HTTP/2.
     var http1Only = false
-    /// `--http2`: HTTP/2 where the server offers it, for the streamed response bodies too.
+    /// `--http2`: HTTP/2 over TLS where the server offers it, every response body included.
     var http2 = false
     /// `--ssl`: the oldest TLS version accepted.
     var minimumTLSVersion: TLSVersionOption = .tls12
@@ -62,11 +62,9 @@ enum SessionFactory {
             try addClientCertificate(certificate, key: connection.certificateKey, to: &tls)
             transportConfiguration.tlsConfiguration = tls
         }
-        transportConfiguration.allowsHTTP2 = !connection.http1Only
+        // Over TLS the CLI speaks HTTP/1.1 unless --http2 asks, as httpie does.
+        transportConfiguration.allowsHTTP2 = connection.http2 && !connection.http1Only
         transportConfiguration.minimumTLSVersion = connection.minimumTLSVersion.version
-        // The CLI streams every body to its output; without --http2 those go over HTTP/1.1, as
-        // httpie's always do (Configuration.allowsHTTP2 says why).
-        transportConfiguration.allowsHTTP2ForIncrementalReads = connection.http2
         transportConfiguration.decompressesResponses = connection.decompressesResponses
         transportConfiguration.decompressionRatioLimit = connection.decompressionRatio
         if let seconds = connection.idleTimeout {

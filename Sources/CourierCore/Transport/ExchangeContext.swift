@@ -32,8 +32,8 @@ public struct ExchangeContext: Sendable {
     /// True when the body goes to a reader as it arrives (a download to a file, a
     /// ``SessionManager/stream(_:)``, a data task that a `didReceiveResponse` hook may turn into
     /// a download), so that the reader's pace must hold the server back;
-    /// false when the session collects it in memory. `AsyncHTTPClientTransport` keeps such
-    /// exchanges off HTTP/2 (`AsyncHTTPClientTransport.Configuration.allowsHTTP2` says why).
+    /// false when the session collects it in memory. `AsyncHTTPClientTransport` may write such a
+    /// download's file on the event loop (its `writesDownloadsOnEventLoop`).
     public var readsBodyIncrementally: Bool
 
     /// Makes a context; by default no deadline, no progress, a handle that nothing cancels, no

@@ -36,6 +36,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     private var directives: (any HTTP2StreamDirectives)?
     private var requestEnded = false
     private var isHeadRequest = false
+    /// The request's target, which keys its ``HTTP2ResponseFlow`` in the stats.
+    private var target: String?
     private var source: (any ResponseBodySource)?
     private var scheduled: Scheduled<Void>?
     /// Completes when the most recent frame has left for the socket; a reset waits for it,
@@ -90,6 +92,15 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
                 receiveBody(chunk, context: context)
             }
             if data.endStream { bodyEnded(context: context) }
+        case .windowUpdate(let increment):
+            if let target {
+                server.recordHTTP2 { stats in
+                    stats.updateFlow(of: target) { flow in
+                        flow.windowIncrements += increment
+                        flow.windowUpdates += 1
+                    }
+                }
+            }
         default:
             break
         }
@@ -109,6 +120,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         }
         requestEnded = endStream
         isHeadRequest = head.method == .HEAD
+        target = head.uri
         server.requestReceived(RecordedRequestHead(head))
         server.recordHTTP2 { $0.http2StreamsAccepted += 1 }
         let parent = context.channel.parent
@@ -219,6 +231,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             case .bytes(let chunk):
                 if chunk.readableBytes > 0 {
                     write(.data(.init(data: .byteBuffer(chunk))), context: context, flush: false)
+                    recordWritten(chunk.readableBytes)
                 }
             case .pause(let pause):
                 context.flush()
@@ -271,6 +284,16 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(payload), promise: promise)
         }
         lastWrite = promise.futureResult
+    }
+
+    /// Counts `count` body bytes in the response's flow as queued, and as written once the
+    /// frame just written has left.
+    private func recordWritten(_ count: Int) {
+        guard let target, let lastWrite else { return }
+        server.recordHTTP2 { $0.updateFlow(of: target) { $0.bodyBytesQueued += count } }
+        lastWrite.whenSuccess { [server] in
+            server.recordHTTP2 { $0.updateFlow(of: target) { $0.bodyBytesWritten += count } }
+        }
     }
 
     /// Writes the frame that carries END_STREAM, counting the stream as served first; if the

@@ -87,4 +87,33 @@ public struct TestServerStats: Sendable {
     public var http2GoAwaysSent = 0
     /// Bytes of flood frames (`/fault/h2-flood`) the server wrote to clients that took them.
     package var http2FloodBytesWritten = 0
+    /// Each HTTP/2 response's flow, by its request's target (path and query): what the server
+    /// wrote and what the client's flow-control window let it write.
+    package var http2ResponseFlows: [String: HTTP2ResponseFlow] = [:]
+}
+
+extension TestServerStats {
+    /// How many targets ``http2ResponseFlows`` keeps: a long run of distinct requests (a
+    /// benchmark) must not grow the server.
+    package static let responseFlowLimit = 1_000
+
+    /// Updates the flow of the response to `target`, unless ``responseFlowLimit`` others are kept.
+    mutating func updateFlow(of target: String, _ update: (inout HTTP2ResponseFlow) -> Void) {
+        guard http2ResponseFlows[target] != nil || http2ResponseFlows.count < Self.responseFlowLimit else { return }
+        update(&http2ResponseFlows[target, default: HTTP2ResponseFlow()])
+    }
+}
+
+/// One HTTP/2 response's body as the server sent it and the client's window allowed it.
+package struct HTTP2ResponseFlow: Sendable, Hashable {
+    /// DATA payload bytes handed to NIOHTTP2, including those it holds until the client's
+    /// window lets them out.
+    package var bodyBytesQueued = 0
+    /// Of ``bodyBytesQueued``, those written to the connection: a frame held back by flow
+    /// control counts only once NIOHTTP2 has let all of it out.
+    package var bodyBytesWritten = 0
+    /// What the client's WINDOW_UPDATE frames for the stream added to its window, in all.
+    package var windowIncrements = 0
+    /// How many WINDOW_UPDATE frames the client sent for the stream.
+    package var windowUpdates = 0
 }

@@ -16,14 +16,12 @@ import Testing
 struct HTTP2TransportTests {
     /// Runs `body` with a manager that trusts a fresh HTTP/2 test server.
     static func withHTTP2(
-        _ options: HTTP2Options = HTTP2Options(), incrementalReadsOverHTTP2: Bool = false,
-        _ body: (TestServer, SessionManager) async throws -> Void
+        _ options: HTTP2Options = HTTP2Options(), _ body: (TestServer, SessionManager) async throws -> Void
     ) async throws {
         try await HTTP2TestHarness.withServer(options) { context in
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates([context.certificate])
             var configuration = AsyncHTTPClientTransport.Configuration()
-            configuration.allowsHTTP2ForIncrementalReads = incrementalReadsOverHTTP2
             configuration.tlsConfiguration = tls
             configuration.connectTimeout = .seconds(60)  // the parallel suite can starve a handshake
             let transport = AsyncHTTPClientTransport(configuration: configuration)
@@ -96,62 +94,6 @@ struct HTTP2TransportTests {
             let echo = try jsonObject(upload.data)
             #expect((echo["data"] as? String)?.utf8.count ?? 0 > 0)
             #expect(server.stats.http2StreamsServed == 1, "the download rode HTTP/2, the upload HTTP/1.1")
-        }
-    }
-
-    /// A body read as it arrives (a download to a file, a stream) goes over HTTP/1.1, where the
-    /// reader's pace holds the server back: AsyncHTTPClient 1.37 keeps reading an HTTP/2 stream
-    /// while its reader waits. A body collected in memory still rides HTTP/2.
-    @Test func bodiesReadAsTheyArriveStayOffHTTP2() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-dl-\(UUID()).bin")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try await Self.withHTTP2 { server, manager in
-            let http11 = HTTPProtocolVersion(major: 1, minor: 1)
-            let download = try await manager.download(
-                Request(url: server.url("/bytes/2000000?seed=5")), to: file, options: [.removePreviousFile])
-            #expect(download.response.httpVersion == http11)
-            #expect(Array(try Data(contentsOf: file)) == TestServer.expectedBytes(count: 2_000_000, seed: 5))
-
-            let stream = try await manager.stream(Request(url: server.url("/bytes/300000?seed=6")))
-            #expect(stream.head.httpVersion == http11)
-            var received: [UInt8] = []
-            for try await chunk in stream.body { received += chunk.readableBytesView }
-            #expect(received == TestServer.expectedBytes(count: 300_000, seed: 6))
-
-            let data = try await manager.data(for: Request(url: server.url("/bytes/300000?seed=6")))
-            #expect(data.response.httpVersion == HTTPProtocolVersion(major: 2, minor: 0))
-            #expect(Array(data.data) == received)
-            #expect(server.stats.http2StreamsServed == 1, "only the data task rode HTTP/2")
-        }
-    }
-
-    /// AFNetworking's becomeDownload: the hook decides after the head, too late to pick the
-    /// protocol, so a data task with a `didReceiveResponse` hook is sent as a download would be.
-    @Test func aDataTaskAHookMayTurnIntoADownloadStaysOffHTTP2() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-become-\(UUID()).bin")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try await Self.withHTTP2 { server, manager in
-            var hooks = SessionHooks()
-            hooks.didReceiveResponse = { _, _ in .becomeDownload(options: [], destination: { _, _ in file }) }
-            manager.hooks = hooks
-            let task = manager.dataTask(with: Request(url: server.url("/bytes/400000?seed=8")))
-            task.resume()
-            let response = try await task.response()
-            #expect(response.response.httpVersion == HTTPProtocolVersion(major: 1, minor: 1))
-            #expect(Array(try Data(contentsOf: file)) == TestServer.expectedBytes(count: 400_000, seed: 8))
-            #expect(server.stats.http2StreamsServed == 0)
-        }
-    }
-
-    @Test func incrementalReadsRideHTTP2WhenAllowed() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-dl-\(UUID()).bin")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try await Self.withHTTP2(incrementalReadsOverHTTP2: true) { server, manager in
-            let download = try await manager.download(
-                Request(url: server.url("/bytes/500000?seed=7")), to: file, options: [.removePreviousFile])
-            #expect(download.response.httpVersion == HTTPProtocolVersion(major: 2, minor: 0))
-            #expect(Array(try Data(contentsOf: file)) == TestServer.expectedBytes(count: 500_000, seed: 7))
-            #expect(server.stats.http2StreamsServed == 1)
         }
     }
 
