@@ -28,12 +28,12 @@ import NIOPosix
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    /// Requests that may ride HTTP/2 where the server offers it: idempotent ones without body
-    /// bytes whose response is collected in memory, and every request over plain HTTP.
+    /// Requests that may ride HTTP/2 where the server offers it: those whose response is
+    /// collected in memory, with or without a body, and every request over plain HTTP.
     let client: HTTPClient
-    /// HTTP/1.1 only, for the other requests over TLS: AsyncHTTPClient 1.37 traps when an HTTP/2
-    /// server answers an upload early, and buffers a stream its reader is slow to take without
-    /// bound (``Configuration/allowsHTTP2`` says more). The same client as `client` when HTTP/2
+    /// HTTP/1.1 only, for responses read as they arrive over TLS: AsyncHTTPClient 1.37 buffers
+    /// an HTTP/2 stream its reader is slow to take without bound (``Configuration/allowsHTTP2``
+    /// says more). The same client as `client` when HTTP/2
     /// is off; a second pool otherwise, so one host may get HTTP/1.1 connections in both when it
     /// offers no HTTP/2.
     let http1Client: HTTPClient
@@ -149,9 +149,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 let outgoing = try requestTemplates.request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
-                let client = client(
-                    for: request, hasBodyBytes: !request.body.isEmpty, readIncrementally: context.readsBodyIncrementally
-                )
+                let client = client(for: request, readIncrementally: context.readsBodyIncrementally)
                 task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: nil)
             } catch {
                 fileBody?.close()
@@ -203,13 +201,12 @@ public final class AsyncHTTPClientTransport: Transport {
             readAhead: ReadAheadControl(raise: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) }))
     }
 
-    /// The client for `request` (see ``client`` and ``http1Client``). An empty body ends the
-    /// request with its head, as no body does.
-    private func client(for request: Request, hasBodyBytes: Bool, readIncrementally: Bool) -> HTTPClient {
+    /// The client for `request` (see ``client`` and ``http1Client``). Request bodies and
+    /// methods make no difference: `HTTP2EarlyAnswerGuard` keeps AsyncHTTPClient's HTTP/2
+    /// handler safe from early answers.
+    private func client(for request: Request, readIncrementally: Bool) -> HTTPClient {
         guard http1Client !== client else { return client }
-        if request.method.isIdempotent, !hasBodyBytes,
-            !readIncrementally || configuration.allowsHTTP2ForIncrementalReads
-        {
+        if !readIncrementally || configuration.allowsHTTP2ForIncrementalReads {
             return client
         }
         switch request.url.scheme?.lowercased() {
@@ -388,6 +385,24 @@ public final class AsyncHTTPClientTransport: Transport {
             return CourierError(
                 .connectionFailed,
                 "the server reset the HTTP/2 stream of \(target) before the response was complete (\(reset.errorCode.rfcName))",
+                offendingInput: target, underlyingError: error)
+        }
+        if let mismatch = error as? NoCommonProtocol {
+            return CourierError(
+                .connectionFailed,
+                "\(target) shares no protocol with this request: \(mismatch); allow HTTP/2 with AsyncHTTPClientTransport.Configuration.\(mismatch.remedy)",
+                offendingInput: target, underlyingError: error)
+        }
+        if let leftOut = error as? HTTP2StreamLeftOutByGoAway {
+            return CourierError(
+                .connectionFailed,
+                "the server retired the HTTP/2 connection before processing the request to \(target) (\(leftOut))",
+                offendingInput: target, underlyingError: error)
+        }
+        if let cut = error as? HTTP2EarlyAnswerCut {
+            return CourierError(
+                .connectionFailed,
+                "the server answered \(target) before the upload ended, then \(cut.description)",
                 offendingInput: target, underlyingError: error)
         }
         if let broken = error as? HTTP2ConnectionBroken {
