@@ -23,7 +23,8 @@ struct ConnectionOptions: Sendable {
     var certificateKey: String?
     /// `--http1.1`: never negotiate HTTP/2.
     var http1Only = false
-    /// `--http2`: HTTP/2 where the server offers it, for the streamed response bodies too.
+    /// `--http2`: HTTP/2 where the server offers it, which is the default (kept for curl's
+    /// spelling, and refused beside `--http1.1`).
     var http2 = false
     /// `--ssl`: the oldest TLS version accepted.
     var minimumTLSVersion: TLSVersionOption = .tls12
@@ -64,9 +65,9 @@ enum SessionFactory {
         }
         transportConfiguration.allowsHTTP2 = !connection.http1Only
         transportConfiguration.minimumTLSVersion = connection.minimumTLSVersion.version
-        // The CLI streams every body to its output; without --http2 those go over HTTP/1.1, as
-        // httpie's always do (Configuration.allowsHTTP2 says why).
-        transportConfiguration.allowsHTTP2ForIncrementalReads = connection.http2
+        // HTTP/2 is offered for every request unless --http1.1 says not, as curl does: the CLI
+        // streams every body to its output, so its responses are all read as they arrive.
+        transportConfiguration.allowsHTTP2ForIncrementalReads = !connection.http1Only
         transportConfiguration.decompressesResponses = connection.decompressesResponses
         transportConfiguration.decompressionRatioLimit = connection.decompressionRatio
         if let seconds = connection.idleTimeout {
