@@ -423,6 +423,14 @@ public final class AsyncHTTPClientTransport: Transport {
                 .connectionFailed, "the server closed the connection to \(target) in the middle of the response",
                 offendingInput: target, underlyingError: error)
         }
+        if let error = error as? HTTPParserError, url.scheme?.lowercased() == "https" {
+            // HTTP2OnlyServerDetector names the protocols when it sees the server's first bytes;
+            // bytes that arrive before it is in place reach the decoder instead.
+            return CourierError(
+                .transportFailed,
+                "the request to \(target) failed: the answer was not HTTP/1.1 (\(error)); a server that speaks only HTTP/2 answers so when the request offers only HTTP/1.1 (ALPN)",
+                offendingInput: target, underlyingError: error)
+        }
         if error is NIOConnectionError || error is IOError || error is ChannelError {
             return CourierError(
                 .connectionFailed, ConnectionFailureText.message(for: error, url: url), offendingInput: target,

@@ -89,7 +89,9 @@ struct HTTP2OnlyPeerTests {
             }
             #expect(error?.code == .connectionFailed)
             let message = error?.message ?? ""
-            #expect(message.contains("speaks only HTTP/2") && message.contains("http/1.1"), "\(message)")
+            #expect(
+                message.contains("speaks only HTTP/2") && message.contains("http/1.1"),
+                "\(message) \(String(describing: error?.underlyingError))")
         }
     }
 }
