@@ -38,9 +38,9 @@ struct HTTP2EarlyAnswerTests {
                 #expect(Int(response.response.status.code) == status)
                 #expect(response.response.httpVersion == Self.http2)
                 #expect(response.data == Data((status == 200 ? "ok\n" : "413 Payload Too Large\n").utf8))
-                // The bodies in memory and streamed (4 MB, 4 MiB); the multipart form's 20 MB file
-                // part can all be on the wire before the reset arrives when the server goes on
-                // reading, as the test server does until its answer's last frame is out.
+                // The bodies in memory and streamed (4 MB, 4 MiB). The multipart form's 20 MB file
+                // part was reported all sent in the 200 case (upload progress counts AsyncHTTPClient's
+                // write completions); why the server's reset did not stop it sooner is not known yet.
                 if index > 0 { #expect(sent.withLockedValue { $0 } < 4_000_000, "the rest of the body was not sent") }
             }
             let get = try await manager.data(for: Request(url: server.url("/get")))
