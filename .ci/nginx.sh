@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Starts Debian's nginx (nginx-light) on loopback for the interop suite: one server over TLS with
-# HTTP/2 that retires each connection after 50 streams (as large frontends do) and answers
-# /echo before reading the body, and one over plain HTTP/1.1 with a 1 s keep-alive timeout and
-# 3 requests per connection; both gzip what they serve under /gz/; and one over plain HTTP/1.1 for
-# split downloads, whose /limited/ caps each connection at 20 MB/s (`limit_rate 20m`, as object
-# stores and CDNs cap them) and whose /noranges/ also ignores Range (`max_ranges 0`), both serving
-# DIR/www, with each request's bytes in DIR/logs/split.log. Prints `export` lines for the
-# tests (eval them); installs nginx-light and openssl with apt-get when missing. Stop it with
-# `kill "$(cat $DIR/nginx.pid)"`.
+# HTTP/2 that retires each connection after 50 streams (as large frontends do), answers /echo
+# before reading the body and /limited with 413 for a declared body over 1 KiB, and one over
+# plain HTTP/1.1 with a 1 s keep-alive timeout and 3 requests per connection; both gzip what they
+# serve under /gz/; and one over plain HTTP/1.1 for split downloads, whose /limited/ caps each
+# connection at 20 MB/s (`limit_rate 20m`, as object stores and CDNs cap them) and whose
+# /noranges/ also ignores Range (`max_ranges 0`), both serving DIR/www, with each request's bytes
+# in DIR/logs/split.log. Prints `export` lines for the tests (eval them); installs nginx-light
+# and openssl with apt-get when missing. Stop it with `kill "$(cat $DIR/nginx.pid)"`.
 set -euo pipefail
 if ! command -v nginx >/dev/null; then
   apt-get update -qq >&2 && apt-get install -y -qq nginx-light >&2
@@ -49,6 +49,7 @@ http {
     client_max_body_size 0;
     root $dir/www;
     location /echo { return 200 "ok\n"; }
+    location /limited { client_max_body_size 1k; return 200 "ok\n"; }
     location /gz/ { gzip on; gzip_types text/plain; gzip_min_length 0; }
   }
   server {

@@ -23,11 +23,11 @@ extension AsyncHTTPClientTransport {
         public var requestTimeout: TimeAmount?
         /// HTTP/2 where the server offers it over TLS (ALPN), else HTTP/1.1; false forces HTTP/1.1.
         ///
-        /// Only requests without a body ride HTTP/2: a request with a body always goes over
-        /// HTTP/1.1, whatever this says. AsyncHTTPClient 1.37 traps on a nil force unwrap when an
-        /// HTTP/2 server answers before the upload has ended and then resets the stream (RFC 9113
-        /// §8.1 allows both; nginx does it for `return`, 401, 413 and redirects): its issue 922.
-        /// HTTP/1.1 keeps the request until the upload ends, so the same answer is safe there.
+        /// Requests with bodies ride HTTP/2 too, whatever their method. A server may answer
+        /// before the upload has ended and then reset the stream (RFC 9113 §8.1; nginx does for
+        /// `return`, 401, 413 and redirects): the answer is the response, and the rest of the
+        /// body is not sent. (AsyncHTTPClient 1.37 alone traps there, its issue 922; a handler
+        /// of Courier's in each stream keeps it out of that state.)
         ///
         /// A response read as it arrives (a download, a stream) rides HTTP/2 like any other: a
         /// reader slower than the server holds back its stream's flow-control window (about
@@ -134,9 +134,8 @@ extension AsyncHTTPClientTransport {
         }
 
         /// The client configuration: no read timeout (`StreamingResponseDelegate` keeps the one
-        /// idle-read timer for ``readTimeout``); `http1Only` keeps the client off HTTP/2 whatever
-        /// ``allowsHTTP2`` says (the client that carries request bodies, see ``allowsHTTP2``).
-        func makeClientConfiguration(http1Only: Bool = false) -> HTTPClient.Configuration {
+        /// idle-read timer for ``readTimeout``).
+        func makeClientConfiguration() -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: flooredTLSConfiguration,
                 redirectConfiguration: .disallow,
@@ -147,7 +146,7 @@ extension AsyncHTTPClientTransport {
                 proxy: clientProxy,
                 // The transport decodes bodies itself (see `response(head:body:)`).
                 decompression: .disabled)
-            configuration.httpVersion = allowsHTTP2 && !http1Only ? .automatic : .http1Only
+            configuration.httpVersion = allowsHTTP2 ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
             // AsyncHTTPClient would take the process's bootstrapped tracer and make a span of its
             // own per request, beside the session's task and attempt spans (see
@@ -156,9 +155,15 @@ extension AsyncHTTPClientTransport {
             // Every connection and HTTP/2 stream gets a ResponseStatusGuard, so that no client
             // of the transport meets AsyncHTTPClient's trap on a status below 100.
             let forwardsInAbsoluteForm = forwardsInAbsoluteForm
+            // And every HTTP/1.1 connection over TLS an HTTP2OnlyServerDetector, for the server
+            // that speaks only HTTP/2 to a client that offered only HTTP/1.1.
+            let mismatch = NoCommonProtocol(
+                offered: configuration.httpVersion == .automatic ? ["h2", "http/1.1"] : ["http/1.1"],
+                remedy: "allowsHTTP2 (courier: without --http1.1)")
             configuration.http1_1ConnectionDebugInitializer = { channel in
                 channel.runOnLoop {
                     ResponseStatusGuard.install(onConnection: channel)
+                    HTTP2OnlyServerDetector.install(onConnection: channel, mismatch: mismatch)
                     guard forwardsInAbsoluteForm else { return }
                     let sync = channel.pipeline.syncOperations
                     guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
@@ -174,8 +179,11 @@ extension AsyncHTTPClientTransport {
                     HTTP2DataCompactor.install(onConnection: channel)
                 }
             }
+            // Every HTTP/2 stream gets an HTTP2EarlyAnswerGuard first (it must stay next to
+            // AsyncHTTPClient's request handler), so that request bodies may ride HTTP/2.
             configuration.http2StreamChannelDebugInitializer = { stream in
                 stream.runOnLoop {
+                    HTTP2EarlyAnswerGuard.install(onStream: stream)
                     ResponseStatusGuard.install(onStream: stream)
                     HTTP2ConnectionGuard.install(onStream: stream)
                 }

@@ -28,14 +28,11 @@ import NIOPosix
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
-    /// Requests that may ride HTTP/2 where the server offers it: idempotent ones without body
-    /// bytes, however their response is read, and every request over plain HTTP.
+    /// The one client: every request may ride HTTP/2 where the server offers it, with or without
+    /// a body, however its response is read (`HTTP2EarlyAnswerGuard` keeps AsyncHTTPClient's
+    /// HTTP/2 handler safe from early answers; a slow reader holds its stream's flow-control
+    /// window, see `StreamingResponseDelegate`).
     let client: HTTPClient
-    /// HTTP/1.1 only, for the other requests over TLS: AsyncHTTPClient 1.37 traps when an HTTP/2
-    /// server answers an upload early (``Configuration/allowsHTTP2`` says more). The same client
-    /// as `client` when HTTP/2 is off; a second pool otherwise, so one host may get HTTP/1.1
-    /// connections in both when it offers no HTTP/2.
-    let http1Client: HTTPClient
     /// The transports of ``Configuration/proxy``'s servers; the clients above go direct.
     let proxyRoutes: ProxyRoutes?
     /// Connection facts for the clients' requests (see ``ConnectionLedger``).
@@ -65,30 +62,20 @@ public final class AsyncHTTPClientTransport: Transport {
         self.proxyRoutes = configuration.proxy.map { ProxyRoutes(proxies: $0, base: configuration) }
         let connectionLedger = ConnectionLedger()
         self.connectionLedger = connectionLedger
-        func makeClient(http1Only: Bool) -> HTTPClient {
-            HTTPClient(
-                eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                configuration: connectionLedger.instrument(
-                    configuration.makeClientConfiguration(http1Only: http1Only),
-                    raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
-        }
-        let client = makeClient(http1Only: false)
-        self.client = client
-        self.http1Client = configuration.allowsHTTP2 ? makeClient(http1Only: true) : client
+        self.client = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            configuration: connectionLedger.instrument(
+                configuration.makeClientConfiguration(),
+                raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
     }
-
-    /// Every distinct client this transport owns, for shutting them down.
-    var ownedClients: [HTTPClient] { http1Client === client ? [client] : [client, http1Client] }
 
     deinit {
         // Dropped without shutdown(): AsyncHTTPClient traps in debug builds when a client it was
-        // never told to shut down is freed, and otherwise keeps its connections open. Each client
-        // is told without waiting; its shutdown holds it alive until its connections are closed.
+        // never told to shut down is freed, and otherwise keeps its connections open. It is told
+        // without waiting; its shutdown holds it alive until its connections are closed.
         // (shared is a global, never freed; after shutdown() there is nothing left to do.)
         guard !isShutDown else { return }
-        for client in ownedClients {
-            client.shutdown(queue: .global()) { _ in }
-        }
+        client.shutdown(queue: .global()) { _ in }
     }
 
     /// Closes all connections and waits until they are closed; requests still running fail with
@@ -104,14 +91,11 @@ public final class AsyncHTTPClientTransport: Transport {
         }
         shutDown.withLockedValue { $0 = true }
         var failure: (any Error)?
-        for client in ownedClients {
-            do {
-                try await client.shutdown()
-            } catch let error as HTTPClientError where error == .alreadyShutdown {
-                continue
-            } catch {
-                failure = failure ?? error
-            }
+        do {
+            try await client.shutdown()
+        } catch let error as HTTPClientError where error == .alreadyShutdown {
+        } catch {
+            failure = error
         }
         do { try await proxyRoutes?.shutdown() } catch { failure = failure ?? error }
         if let failure {
@@ -151,7 +135,6 @@ public final class AsyncHTTPClientTransport: Transport {
                 let outgoing = try requestTemplates.request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
-                let client = client(for: request, hasBodyBytes: !request.body.isEmpty)
                 task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: nil)
             } catch {
                 fileBody?.close()
@@ -201,18 +184,6 @@ public final class AsyncHTTPClientTransport: Transport {
         return response(
             head: head, body: chunks,
             readAhead: ReadAheadControl(raise: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) }))
-    }
-
-    /// The client for `request` (see ``client`` and ``http1Client``). An empty body ends the
-    /// request with its head, as no body does. A response read as it arrives rides HTTP/2 too:
-    /// its reader's pace holds the stream's flow-control window (``StreamingResponseDelegate``).
-    private func client(for request: Request, hasBodyBytes: Bool) -> HTTPClient {
-        guard http1Client !== client else { return client }
-        if request.method.isIdempotent, !hasBodyBytes { return client }
-        switch request.url.scheme?.lowercased() {
-        case "http", "http+unix", "unix": return client
-        default: return http1Client
-        }
     }
 
     /// Whether the response body may write a download's file on the event loop
@@ -387,6 +358,24 @@ public final class AsyncHTTPClientTransport: Transport {
                 "the server reset the HTTP/2 stream of \(target) before the response was complete (\(reset.errorCode.rfcName))",
                 offendingInput: target, underlyingError: error)
         }
+        if let mismatch = error as? NoCommonProtocol {
+            return CourierError(
+                .connectionFailed,
+                "\(target) shares no protocol with this request: \(mismatch); allow HTTP/2 with AsyncHTTPClientTransport.Configuration.\(mismatch.remedy)",
+                offendingInput: target, underlyingError: error)
+        }
+        if let leftOut = error as? HTTP2StreamLeftOutByGoAway {
+            return CourierError(
+                .connectionFailed,
+                "the server retired the HTTP/2 connection before processing the request to \(target) (\(leftOut))",
+                offendingInput: target, underlyingError: error)
+        }
+        if let cut = error as? HTTP2EarlyAnswerCut {
+            return CourierError(
+                .connectionFailed,
+                "the server answered \(target) before the upload ended, then \(cut.description)",
+                offendingInput: target, underlyingError: error)
+        }
         if let broken = error as? HTTP2ConnectionBroken {
             return CourierError(
                 .transportFailed, "the connection to \(target) was closed: \(broken.reason)", offendingInput: target,
@@ -403,6 +392,14 @@ public final class AsyncHTTPClientTransport: Transport {
         if let error = error as? HTTPParserError, error == .invalidEOFState {
             return CourierError(
                 .connectionFailed, "the server closed the connection to \(target) in the middle of the response",
+                offendingInput: target, underlyingError: error)
+        }
+        if let error = error as? HTTPParserError, url.scheme?.lowercased() == "https" {
+            // HTTP2OnlyServerDetector names the protocols when it sees the server's first bytes;
+            // bytes that arrive before it is in place reach the decoder instead.
+            return CourierError(
+                .transportFailed,
+                "the request to \(target) failed: the answer was not HTTP/1.1 (\(error)); a server that speaks only HTTP/2 answers so when the request offers only HTTP/1.1 (ALPN)",
                 offendingInput: target, underlyingError: error)
         }
         if error is NIOConnectionError || error is IOError || error is ChannelError {

@@ -55,6 +55,9 @@ final class HTTP2ConnectionGuard {
     private var errorAfterGoAway: (any Error)?
     /// Why the connection was condemned, once it is.
     private var condemnation: Condemnation?
+    /// The lowest last-stream-id of the GOAWAYs the server sent: streams above it were never
+    /// processed (RFC 9113 §6.8).
+    private var goAwayLastStreamID: HTTP2StreamID?
 
     private enum Condemnation {
         case flood(String)
@@ -257,6 +260,10 @@ extension HTTP2ConnectionGuard {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let frame = unwrapInboundIn(data)
+            if case .goAway(let last, _, _) = frame.payload {
+                // Seen before NIOHTTP2 closes the streams above it.
+                state.goAwayLastStreamID = min(state.goAwayLastStreamID ?? last, last)
+            }
             switch frame.payload {
             case .data(let body) where body.data.readableBytes > 0 || body.endStream:
                 state.progressed()
@@ -275,7 +282,9 @@ extension HTTP2ConnectionGuard {
     }
 
     /// In a stream's pipeline: fails the stream's exchange with the connection's
-    /// ``HTTP2ConnectionBroken`` when the guard closed it, instead of a bare "connection closed".
+    /// ``HTTP2ConnectionBroken`` when the guard closed it, instead of a bare "connection closed",
+    /// and with ``HTTP2StreamLeftOutByGoAway`` when a GOAWAY left the stream unprocessed (NIOHTTP2
+    /// reports that as CANCEL, which a server may also send for a stream it did process).
     final class StreamReporter: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = NIOAny
 
@@ -283,6 +292,16 @@ extension HTTP2ConnectionGuard {
 
         init(_ state: HTTP2ConnectionGuard) {
             self.state = state
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .cancel,
+                let last = state.goAwayLastStreamID, closed.streamID > last
+            {
+                context.fireErrorCaught(HTTP2StreamLeftOutByGoAway(streamID: closed.streamID, lastStreamID: last))
+                return
+            }
+            context.fireErrorCaught(error)
         }
 
         func channelInactive(context: ChannelHandlerContext) {
@@ -299,6 +318,15 @@ struct HTTP2ConnectionBroken: Error, Hashable, CustomStringConvertible {
     let reason: String
 
     var description: String { reason }
+}
+
+/// A stream above the last-stream-id of a GOAWAY the server sent: never processed (RFC 9113
+/// §6.8), so its request may go out again whatever its method (`UnansweredExchange.refused`).
+struct HTTP2StreamLeftOutByGoAway: Error, Hashable, CustomStringConvertible {
+    let streamID: HTTP2StreamID
+    let lastStreamID: HTTP2StreamID
+
+    var description: String { "a GOAWAY with last-stream-id \(lastStreamID) left stream \(streamID) unprocessed" }
 }
 
 /// The kind of a decoded frame, for messages.

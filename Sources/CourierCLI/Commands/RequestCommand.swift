@@ -92,7 +92,7 @@ struct RequestCommand: AsyncParsableCommand {
         help: "PROTOCOL:URL of a proxy for http, https or all URLs (repeatable), over the *_proxy variables.")
     var proxy: [String] = []
 
-    @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
+    @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only: do not offer HTTP/2 over TLS.")
     var http1 = false
 
     @Option(
@@ -113,7 +113,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("http2"),
-        help: "Use HTTP/2 over TLS where the server offers it (ALPN), for streamed and downloaded bodies too.")
+        help: "Use HTTP/2 over TLS where the server offers it (ALPN), as by default; --http1.1 refuses it.")
     var http2 = false
 
     @Flag(name: .customLong("path-as-is"), help: "Send /./ and /../ in the URL's path as typed, not squashed.")

@@ -23,7 +23,8 @@ struct ConnectionOptions: Sendable {
     var certificateKey: String?
     /// `--http1.1`: never negotiate HTTP/2.
     var http1Only = false
-    /// `--http2`: HTTP/2 over TLS where the server offers it, every response body included.
+    /// `--http2`: HTTP/2 where the server offers it, which is the default (kept for curl's
+    /// spelling, and refused beside `--http1.1`).
     var http2 = false
     /// `--ssl`: the oldest TLS version accepted.
     var minimumTLSVersion: TLSVersionOption = .tls12
@@ -62,8 +63,8 @@ enum SessionFactory {
             try addClientCertificate(certificate, key: connection.certificateKey, to: &tls)
             transportConfiguration.tlsConfiguration = tls
         }
-        // Over TLS the CLI speaks HTTP/1.1 unless --http2 asks, as httpie does.
-        transportConfiguration.allowsHTTP2 = connection.http2 && !connection.http1Only
+        // HTTP/2 is offered for every request unless --http1.1 says not, as curl does.
+        transportConfiguration.allowsHTTP2 = !connection.http1Only
         transportConfiguration.minimumTLSVersion = connection.minimumTLSVersion.version
         transportConfiguration.decompressesResponses = connection.decompressesResponses
         transportConfiguration.decompressionRatioLimit = connection.decompressionRatio

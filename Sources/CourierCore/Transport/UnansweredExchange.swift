@@ -17,9 +17,10 @@ public enum UnansweredExchange: Sendable, Hashable {
     /// Nothing was written: a pooled connection found closed, or a request handed to a
     /// connection that a GOAWAY was closing.
     case unsent
-    /// Reset with HTTP/2 `REFUSED_STREAM`: never processed.
+    /// Reset with HTTP/2 `REFUSED_STREAM`, or above the last-stream-id of a GOAWAY the server
+    /// sent: never processed.
     case refused
-    /// Closed with HTTP/2 `CANCEL`, as the streams above a GOAWAY's last-stream-id are.
+    /// Closed with HTTP/2 `CANCEL` otherwise: the server may have processed it.
     case cancelled
     /// The connection closed, or was reset, before the response head arrived: the server may
     /// have processed the request.

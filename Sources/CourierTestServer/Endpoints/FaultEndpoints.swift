@@ -245,7 +245,8 @@ extension FaultEndpoints {
     /// `return 200 "ok\n"`; other codes "<code> <reason>\n") as soon as the head is in, or once
     /// `after` request body bytes arrived, without reading the rest. Over HTTP/1 the connection
     /// closes after the answer; over HTTP/2 the answer is followed by RST_STREAM(NO_ERROR)
-    /// while the client is still sending (RFC 9113 §8.1).
+    /// while the client is still sending (RFC 9113 §8.1); `then=` picks another follow-up over
+    /// HTTP/2 (``HTTP2EarlyAnswerFault/followUp(then:code:pause:)``).
     static func earlyAnswer(_ request: ServerRequest) -> any RequestBodyConsumer {
         let code = request.queryInt("status") ?? 200
         guard (200...599).contains(code) else {
@@ -254,7 +255,20 @@ extension FaultEndpoints {
         let status = HTTPResponseStatus(statusCode: code)
         let plan = ResponsePlan.text(code == 200 ? "ok\n" : "\(code) \(status.reasonPhrase)\n", status: status)
         let after = max(0, request.queryInt("after") ?? 0)
-        return after == 0 ? ImmediateAnswer(plan) : AnswerAfterBytes(limit: after, plan: plan)
+        let answer: any RequestBodyConsumer =
+            after == 0 ? ImmediateAnswer(plan) : AnswerAfterBytes(limit: after, plan: plan)
+        guard let then = request.queryValue("then") else { return answer }
+        guard
+            let followUp = HTTP2EarlyAnswerFault.followUp(
+                then: then, code: request.queryValue("code"), pause: request.queryInt("pause"))
+        else {
+            return DiscardingBody(
+                .error(
+                    .badRequest,
+                    "then must be reset, read, stall, hold, goaway or close (with a known code), not \(then.debugDescription)"
+                ))
+        }
+        return HTTP2EarlyAnswerFault(answer, then: followUp)
     }
 }
 

@@ -2,7 +2,7 @@ import CourierDigest
 import NIOCore
 import NIOHTTP1
 
-/// `/upload` (POST or PUT, any size): hashes the body as it streams in and, for multipart
+/// `/upload` (POST, PUT or PATCH, any size): hashes the body as it streams in and, for multipart
 /// bodies, each part's content, holding no more than one chunk and one part header at a time.
 ///
 /// The answer: `bytes`, `sha256` of the whole body, the `content_length`, `transfer_encoding`
@@ -44,8 +44,8 @@ final class UploadSink: RequestBodyConsumer {
     }
 
     static func route(_ request: ServerRequest) -> any RequestBodyConsumer {
-        guard request.method == .POST || request.method == .PUT else {
-            return DiscardingBody(EchoEndpoints.methodNotAllowed(allowing: "POST, PUT"))
+        guard [.POST, .PUT, .PATCH].contains(request.method) else {
+            return DiscardingBody(EchoEndpoints.methodNotAllowed(allowing: "POST, PUT, PATCH"))
         }
         return UploadSink(request)
     }

@@ -23,6 +23,12 @@ enum HTTP2ConnectionSetup {
                 },
                 http1ChannelConfigurator: { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if options.onlyHTTP2 {
+                            // Whatever ALPN said: the client's HTTP/1.1 request fails the
+                            // connection preface, and NIOHTTP2 answers with SETTINGS and GOAWAY.
+                            try configureHTTP2(channel, options: options, server: server, router: router)
+                            return
+                        }
                         let handlers = channel.pipeline.syncOperations
                         try handlers.addHandler(
                             ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))

@@ -17,6 +17,57 @@ protocol HTTP2StreamDirectives: AnyObject {
 
 extension HTTP2StreamDirectives {
     func takeFlood() -> HTTP2FloodRequest? { nil }
+    var afterEarlyAnswer: HTTP2EarlyAnswerFollowUp { .reset(.noError) }
+}
+
+/// What a stream does once it has sent a whole answer while the request body is still coming.
+enum HTTP2EarlyAnswerFollowUp {
+    /// RST_STREAM with this code (NO_ERROR: RFC 9113 §8.1's "stop sending, without error").
+    case reset(HTTP2ErrorCode)
+    /// Reads the rest of the body and discards it: the client's window keeps opening
+    /// (WINDOW_UPDATE) and its upload ends normally.
+    case read
+    /// Stops reading, so that the client's flow-control window runs out and its stream turns
+    /// unwritable; then, after `pause`, RST_STREAM with `code` (never, when nil).
+    case stall(code: HTTP2ErrorCode?, pause: TimeAmount)
+    /// GOAWAY whose last-stream-id leaves this stream out (NIOHTTP2 clients close it).
+    case goAway
+    /// Closes the whole connection.
+    case close
+}
+
+/// `/fault/early-answer?…&then=`: the HTTP/1 fault's early answer, followed over HTTP/2 by
+/// what `then` names instead of RST_STREAM(NO_ERROR) (see ``FaultEndpoints/earlyAnswer(_:)``).
+final class HTTP2EarlyAnswerFault: RequestBodyConsumer, HTTP2StreamDirectives {
+    private let inner: any RequestBodyConsumer
+    let afterEarlyAnswer: HTTP2EarlyAnswerFollowUp
+
+    init(_ inner: any RequestBodyConsumer, then followUp: HTTP2EarlyAnswerFollowUp) {
+        self.inner = inner
+        self.afterEarlyAnswer = followUp
+    }
+
+    var resetCode: HTTP2ErrorCode { .internalError }
+    var answerBeforeBody: ResponsePlan? { inner.answerBeforeBody }
+    func consume(_ chunk: ByteBuffer) -> BodyVerdict { inner.consume(chunk) }
+    func finish() -> ResponsePlan { inner.finish() }
+    func takeGoAway(requestEnded: Bool) -> HTTP2GoAwayRequest? { nil }
+
+    /// The follow-up `then` and `code` name: `reset` (default), `read`, `stall` (reset with
+    /// `code` after `pause` ms, default 300), `hold` (stall, never reset), `goaway`, `close`;
+    /// nil for anything else.
+    static func followUp(then: String, code: String?, pause: Int?) -> HTTP2EarlyAnswerFollowUp? {
+        let resetCode = HTTP2FaultEndpoints.errorCode(code ?? "no_error")
+        switch then {
+        case "reset": return resetCode.map { .reset($0) }
+        case "read": return .read
+        case "stall": return resetCode.map { .stall(code: $0, pause: .milliseconds(Int64(max(0, pause ?? 300)))) }
+        case "hold": return .stall(code: nil, pause: .zero)
+        case "goaway": return .goAway
+        case "close": return .close
+        default: return nil
+        }
+    }
 }
 
 /// A flood a stream asks its connection to send (see ``HTTP2FloodWriter``).

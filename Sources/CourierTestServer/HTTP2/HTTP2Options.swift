@@ -24,12 +24,21 @@ public struct HTTP2Options: Sendable, Hashable {
     /// The flow-control window the server grants each request body
     /// (SETTINGS_INITIAL_WINDOW_SIZE, 1 to 2^31-1; 65,535 by default, as in RFC 9113).
     public var initialWindowSize: Int
+    /// Speaks HTTP/2 on every connection, whatever ALPN chose, as gRPC servers and Apple's push
+    /// service do: a client that offered only `http/1.1` gets the HTTP/2 connection preface
+    /// (a SETTINGS frame) in answer to its request. Pair it with a TLS context that offers `h2`
+    /// alone (``TestServer/makeTLSContext(certificateChain:privateKey:http2Only:)``). Off by default.
+    public var onlyHTTP2: Bool
 
     /// Options for HTTP/2; see the properties.
-    public init(streamsPerConnection: Int? = nil, maxConcurrentStreams: Int = 128, initialWindowSize: Int = 65_535) {
+    public init(
+        streamsPerConnection: Int? = nil, maxConcurrentStreams: Int = 128, initialWindowSize: Int = 65_535,
+        onlyHTTP2: Bool = false
+    ) {
         self.streamsPerConnection = streamsPerConnection
         self.maxConcurrentStreams = maxConcurrentStreams
         self.initialWindowSize = initialWindowSize
+        self.onlyHTTP2 = onlyHTTP2
     }
 
     /// ``streamsPerConnection`` made valid.
@@ -44,6 +53,8 @@ public struct HTTP2Options: Sendable, Hashable {
 package enum HTTP2ALPN {
     /// `["h2", "http/1.1"]`: HTTP/2 preferred, HTTP/1.1 for clients that do not offer it.
     package static let protocols = ["h2", "http/1.1"]
+    /// `["h2"]`: what a server that speaks only HTTP/2 offers.
+    package static let http2Only = ["h2"]
 }
 
 /// Why ``TestServer`` refused a configuration.
@@ -53,18 +64,18 @@ package struct TestServerConfigurationError: Error, CustomStringConvertible, Sen
 }
 
 extension TestServer {
-    /// A server TLS context offering ALPN `h2` and `http/1.1` (TLS 1.2 or later), for
-    /// `start(tls:http2:)`.
+    /// A server TLS context offering ALPN `h2` and `http/1.1` (TLS 1.2 or later), or `h2` alone
+    /// with `http2Only`, for `start(tls:http2:)`.
     ///
     /// - Throws: swift-nio-ssl's error when the key does not fit the certificate or the
     ///   context cannot be made.
-    public static func makeTLSContext(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws
-        -> NIOSSLContext
-    {
+    public static func makeTLSContext(
+        certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey, http2Only: Bool = false
+    ) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: certificateChain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         configuration.minimumTLSVersion = .tlsv12
-        configuration.applicationProtocols = HTTP2ALPN.protocols
+        configuration.applicationProtocols = http2Only ? HTTP2ALPN.http2Only : HTTP2ALPN.protocols
         return try NIOSSLContext(configuration: configuration)
     }
 }

@@ -305,8 +305,31 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         write(payload, context: context, flush: true)
         if !requestEnded {
             afterLastWrite(context: context) { [self] in
-                if !requestEnded { sendReset(.noError, context: context) }
+                if !requestEnded { followEarlyAnswer(context: context) }
             }
+        }
+    }
+
+    /// After a whole answer sent while the request body is still coming: RST_STREAM(NO_ERROR),
+    /// or what the fault asked for instead.
+    private func followEarlyAnswer(context: ChannelHandlerContext) {
+        switch directives?.afterEarlyAnswer ?? .reset(.noError) {
+        case .reset(let code):
+            sendReset(code, context: context)
+        case .read:
+            break
+        case .stall(let code, let pause):
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+            guard let code else { return }
+            scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: pause) { [self] in
+                scheduled = nil
+                sendReset(code, context: context)
+            }
+        case .goAway:
+            guard let streamID else { return }
+            connection.goAway(lastStreamID: HTTP2StreamID(max(0, Int(streamID) - 2)), code: .noError)
+        case .close:
+            context.channel.parent?.close(promise: nil)
         }
     }
 

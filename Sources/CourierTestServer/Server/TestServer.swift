@@ -36,7 +36,7 @@ import NIOSSL
 /// The server's API is `package`: Courier's tests and the CLI use it, and it is no part of
 /// Courier's public surface (its ``TestServerJSON`` never meets Courier's `JSONValue`). Only what
 /// the separate Benchmarks package needs is public: ``start(host:port:tls:http2:logRequests:eventLoopGroup:)``
-/// (with ``HTTP2Options``), ``makeTLSContext(certificateChain:privateKey:)``, ``port``,
+/// (with ``HTTP2Options``), ``makeTLSContext(certificateChain:privateKey:http2Only:)``, ``port``,
 /// ``shutdown()``, and ``stats`` with the request and HTTP/2 counters it reports.
 public final class TestServer: Sendable {
     /// The address the server listens on, such as `127.0.0.1` or `::1`.
@@ -64,7 +64,7 @@ public final class TestServer: Sendable {
     ///   - port: the port; 0 picks a free ephemeral port.
     ///   - tls: serve HTTPS with this context when given.
     ///   - http2: also speak HTTP/2 (with `tls` only) to clients that offer `h2` by ALPN; the
-    ///     context must offer it too (``makeTLSContext(certificateChain:privateKey:)`` does).
+    ///     context must offer it too (``makeTLSContext(certificateChain:privateKey:http2Only:)`` does).
     ///     See ``HTTP2Options`` for connection retirement and the `/fault/h2-…` endpoints.
     ///   - logRequests: print one line per request to standard error.
     ///   - eventLoopGroup: the loops to run on; NIO's shared singleton group by default.

@@ -30,7 +30,8 @@ enum HTTP2TestHarness {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificateFile = directory.appendingPathComponent("server.pem")
         try pem(identity.certificate).write(to: certificateFile)
-        let tls = try TestServer.makeTLSContext(certificateChain: [identity.certificate], privateKey: identity.key)
+        let tls = try TestServer.makeTLSContext(
+            certificateChain: [identity.certificate], privateKey: identity.key, http2Only: options.onlyHTTP2)
         let server = try await TestServer.start(tls: tls, http2: options)
         let context = Context(
             server: server, certificate: identity.certificate, certificateFile: certificateFile, directory: directory)

@@ -9,9 +9,9 @@ import Testing
 @testable import CourierAsyncHTTPClient
 @testable import CourierCore
 
-/// Courier's transport against the test server's HTTP/2 mode: uploads answered early never reach
-/// AsyncHTTPClient's HTTP/2 trap, every reset ends in a response or a typed error, and requests
-/// on streams that a retiring connection never processed are sent again.
+/// Courier's transport against the test server's HTTP/2 mode: every reset ends in a response or a
+/// typed error, and requests on streams that a retiring connection never processed are sent
+/// again (early answers: `HTTP2EarlyAnswerTests`).
 @Suite("HTTP/2: early answers, resets and retired connections", .serialized, .timeLimit(.minutes(3)))
 struct HTTP2TransportTests {
     /// Runs `body` with a manager that trusts a fresh HTTP/2 test server.
@@ -57,33 +57,6 @@ struct HTTP2TransportTests {
         return [multipart, inMemory, oneShot]
     }
 
-    /// What crashed the process against nginx: an HTTP/2 server answering 200 (then 413) before
-    /// the upload ends, then RST_STREAM(NO_ERROR). Bodies go over HTTP/1.1, so each upload gets
-    /// the answer (or, if the server's close races the upload, a typed error).
-    @Test(arguments: [200, 413])
-    func uploadsAnsweredEarlyGetTheAnswerAndNeverRideHTTP2(status: Int) async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-\(UUID()).bin")
-        try patternData(count: 20_000_000).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        try await Self.withHTTP2 { server, manager in
-            for request in try Self.uploads(to: server.url("/fault/early-answer?status=\(status)"), file: file) {
-                do {
-                    let response = try await manager.data(for: request)
-                    #expect(Int(response.response.status.code) == status)
-                    #expect(response.data == Data((status == 200 ? "ok\n" : "413 Payload Too Large\n").utf8))
-                } catch let error as CourierError {
-                    #expect([.connectionFailed, .transportFailed].contains(error.code), "\(error)")
-                }
-            }
-            // A GET on the same manager still rides HTTP/2.
-            let get = try await manager.data(for: Request(url: server.url("/get")))
-            #expect(get.response.status.code == 200)
-            let stats = server.stats
-            #expect(stats.http2StreamsAccepted == 1, "only the GET took an HTTP/2 stream")
-            #expect(stats.http2StreamsServed == 1)
-        }
-    }
-
     @Test func downloadsAndUploadsOverAnHTTP2Server() async throws {
         try await Self.withHTTP2 { server, manager in
             let download = try await manager.data(for: Request(url: server.url("/bytes/1000000?seed=3")))
@@ -93,7 +66,8 @@ struct HTTP2TransportTests {
                 for: Request(method: .post, url: server.url("/post"), body: .data(payload)))
             let echo = try jsonObject(upload.data)
             #expect((echo["data"] as? String)?.utf8.count ?? 0 > 0)
-            #expect(server.stats.http2StreamsServed == 1, "the download rode HTTP/2, the upload HTTP/1.1")
+            #expect(upload.response.httpVersion == HTTPProtocolVersion(major: 2, minor: 0))
+            #expect(server.stats.http2StreamsServed == 2, "the download and the upload rode HTTP/2")
         }
     }
 
@@ -188,7 +162,8 @@ struct HTTP2TransportTests {
     }
 
     /// The server retires each connection after 50 streams, as nginx's `keepalive_requests`
-    /// does; 10,000 GETs, 32 at a time, and POSTs beside them, all succeed.
+    /// does; 10,000 GETs, 32 at a time, all succeed, and the POSTs beside them (over HTTP/2 as
+    /// well) succeed or end in a typed error.
     @Test func tenThousandRequestsThroughConnectionsRetiredEveryFiftyStreamsAllSucceed() async throws {
         try await Self.withHTTP2(HTTP2Options(streamsPerConnection: 50)) { server, manager in
             let total = 10_000
@@ -215,14 +190,22 @@ struct HTTP2TransportTests {
                     }
                 }
             }
-            let lost = failures.withLockedValue { $0 }
+            // A POST rides HTTP/2 too. One whose connection AsyncHTTPClient closes itself with the
+            // response still due (a GOAWAY on a stream it had not counted yet: RELIABILITY.md,
+            // "Lost requests") may have been processed, so it is not sent again: a typed error.
+            let (postLosses, lost) = failures.withLockedValue { $0 }.reduce(into: ([String](), [String]())) {
+                let index = Int($1.prefix { $0 != ":" }) ?? 1
+                let closed = $1.contains("HTTPClientError.remoteConnectionClosed")
+                if index % 100 == 0 && closed { $0.0.append($1) } else { $0.1.append($1) }
+            }
             let kinds = Dictionary(
                 grouping: lost, by: { $0.split(separator: ":").dropFirst().first.map(String.init) ?? "" }
             ).mapValues(\.count)
             #expect(lost.isEmpty, "\(lost.count) of \(total) failed: \(kinds); first: \(lost.first ?? "")")
+            #expect(postLosses.count <= 10, "\(postLosses.count) of \(total / 100) POSTs lost")
             let stats = server.stats
-            #expect(stats.http2StreamsServed == total - total / 100)
-            #expect(stats.http2GoAwaysSent >= (total - total / 100) / 50)
+            #expect(stats.http2StreamsServed >= total - postLosses.count)
+            #expect(stats.http2GoAwaysSent >= total / 50)
         }
     }
 }

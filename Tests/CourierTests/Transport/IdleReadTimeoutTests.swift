@@ -39,6 +39,5 @@ struct IdleReadTimeoutTests {
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.readTimeout = .seconds(5)
         #expect(settings.makeClientConfiguration().timeout.read == nil)
-        #expect(settings.makeClientConfiguration(http1Only: true).timeout.read == nil)
     }
 }

@@ -1,0 +1,106 @@
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Recognises, on an HTTP/1.1 connection over TLS, a server that speaks only HTTP/2 and fails
+/// the exchange with ``NoCommonProtocol`` instead of a parse error or "the server closed the
+/// connection".
+///
+/// A server that offers ALPN `h2` alone (Apple's push service, gRPC endpoints, some API
+/// gateways) may go on with a client that offered only `http/1.1` without choosing a protocol,
+/// then speak HTTP/2 anyway: its first bytes are the connection preface's SETTINGS frame, where
+/// an HTTP/1.1 response starts with `HTTP/`. The handler looks at the first bytes the server
+/// sends and then leaves the pipeline.
+final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = NIOAny
+    typealias OutboundOut = NIOAny
+
+    private enum Phase {
+        /// Nothing read yet; `requestWritten` says whether a request went out.
+        case waiting(requestWritten: Bool)
+        /// The server's first bytes were HTTP/2, before any request went out: the error waits
+        /// for the request (an idle connection that fails is just replaced by the pool).
+        case detected
+        case failed
+    }
+
+    private let mismatch: NoCommonProtocol
+    private var phase = Phase.waiting(requestWritten: false)
+
+    init(_ mismatch: NoCommonProtocol) {
+        self.mismatch = mismatch
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .waiting(let requestWritten) = phase else { return }
+        guard Self.startsWithSettingsFrame(unwrapInboundIn(data)) else {
+            context.fireChannelRead(data)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            return
+        }
+        if requestWritten {
+            fail(context)
+        } else {
+            phase = .detected
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(data, promise: promise)
+        switch phase {
+        case .waiting:
+            phase = .waiting(requestWritten: true)
+        case .detected:
+            // Not from within the request handler's own write.
+            context.eventLoop.assumeIsolated().execute { [self] in fail(context) }
+        case .failed:
+            break
+        }
+    }
+
+    private func fail(_ context: ChannelHandlerContext) {
+        guard !isFailed else { return }
+        phase = .failed
+        context.fireErrorCaught(mismatch)
+        context.close(promise: nil)
+    }
+
+    private var isFailed: Bool {
+        if case .failed = phase { return true }
+        return false
+    }
+
+    /// Whether `bytes` begin with an HTTP/2 SETTINGS frame header on stream 0 (RFC 9113 §6.5):
+    /// a length that is a multiple of 6, type 4, flags 0 (the preface's is no ACK).
+    static func startsWithSettingsFrame(_ bytes: ByteBuffer) -> Bool {
+        guard let header = bytes.getBytes(at: bytes.readerIndex, length: 9) else { return false }
+        let length = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
+        return length % 6 == 0 && header[3] == 0x4 && header[4] == 0 && header[5...8].allSatisfy { $0 == 0 }
+    }
+
+    /// Adds a detector before the HTTP/1.1 response decoder of `channel` when it runs over TLS
+    /// (`mismatch`: what the client offered, and how to let it offer HTTP/2). Call on the
+    /// channel's event loop.
+    static func install(onConnection channel: any Channel, mismatch: NoCommonProtocol) {
+        let sync = channel.pipeline.syncOperations
+        guard (try? sync.handler(type: NIOSSLClientHandler.self)) != nil,
+            let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
+        else { return }
+        try? sync.addHandler(HTTP2OnlyServerDetector(mismatch), position: .before(decoder))
+    }
+}
+
+/// The server speaks only HTTP/2 and the client offered only HTTP/1.1 (ALPN); the transport
+/// reports it as `CourierError.Code.connectionFailed`, naming both sides' protocols.
+struct NoCommonProtocol: Error, Hashable, CustomStringConvertible {
+    /// The ALPN names the client offered.
+    let offered: [String]
+    /// The setting that lets the request offer HTTP/2.
+    let remedy: String
+
+    var description: String {
+        "the server speaks only HTTP/2 (ALPN h2: it answered with an HTTP/2 SETTINGS frame), and the request offered \(offered.joined(separator: ", "))"
+    }
+}

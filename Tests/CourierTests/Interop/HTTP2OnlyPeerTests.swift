@@ -1,0 +1,97 @@
+import Courier
+import Foundation
+import NIOCore
+import NIOSSL
+import Testing
+
+@testable import CourierAsyncHTTPClient
+@testable import CourierCore
+
+/// Courier against a server that speaks only HTTP/2, written on python-h2 rather than with
+/// Courier's own assumptions (`.ci/h2only.sh`, `.ci/h2only_server.py`: ALPN `h2` alone, HTTP/2
+/// on every connection, each request answered with its body's length and SHA-256).
+///
+/// Reads `COURIER_H2ONLY_URL` and `COURIER_H2ONLY_CA`; without them the suite is skipped, except
+/// when `CI=true`, where a missing server is a failure.
+@Suite("Interop with an HTTP/2-only server (python-h2)", .serialized, .timeLimit(.minutes(3)))
+struct HTTP2OnlyPeerTests {
+    static let peer: (url: URL, caFile: String)? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment["COURIER_H2ONLY_URL"].flatMap(URL.init(string:)),
+            let caFile = environment["COURIER_H2ONLY_CA"]
+        else { return nil }
+        return (url, caFile)
+    }()
+
+    func withPeer(allowsHTTP2: Bool = true, _ body: (URL, SessionManager) async throws -> Void) async throws {
+        guard let peer = Self.peer else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("CI=true but COURIER_H2ONLY_URL is not set (.ci/h2only.sh)")
+            }
+            return
+        }
+        try #require(peer.url.host == "localhost" || peer.url.host == "127.0.0.1", "the peer must be on loopback")
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(peer.caFile)
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.tlsConfiguration = tls
+        configuration.allowsHTTP2 = allowsHTTP2
+        configuration.connectTimeout = .seconds(60)
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let manager = SessionManager(transport: transport)
+        do {
+            try await body(peer.url, manager)
+        } catch {
+            Issue.record(error)
+        }
+        try await manager.shutdown()
+        try await transport.shutdown()
+    }
+
+    /// POST, PUT and PATCH bodies of 1 KB and 3 MB, in memory and streamed, arrive intact over
+    /// HTTP/2, and a GET beside them.
+    @Test func bodiesOfEveryMethodArriveIntact() async throws {
+        try await withPeer { url, manager in
+            for method in [HTTPMethod.post, .put, .patch] {
+                for size in [1_000, 3_000_000] {
+                    let payload = patternData(count: size)
+                    for body in [
+                        RequestBody.data(payload),
+                        .oneShotStream(
+                            length: nil,
+                            AsyncStream<ByteBuffer> { continuation in
+                                continuation.yield(ByteBuffer(bytes: payload))
+                                continuation.finish()
+                            }),
+                    ] {
+                        let response = try await manager.data(
+                            for: Request(method: method, url: url.appendingPathComponent("upload"), body: body))
+                        #expect(response.response.httpVersion == HTTPProtocolVersion(major: 2, minor: 0))
+                        let echo = try jsonObject(response.data)
+                        #expect(echo["method"] as? String == method.rawValue)
+                        #expect(echo["bytes"] as? Int == size)
+                        #expect(echo["sha256"] as? String == sha256Hex(payload))
+                    }
+                }
+            }
+            let get = try await manager.data(for: Request(url: url.appendingPathComponent("get")))
+            #expect(get.response.status.code == 200)
+        }
+    }
+
+    /// With HTTP/2 refused, the request offers `http/1.1` alone; the server answers with HTTP/2
+    /// anyway, and the error names both sides' protocols instead of blaming a closed connection.
+    @Test func refusingHTTP2AgainstItNamesBothProtocols() async throws {
+        try await withPeer(allowsHTTP2: false) { url, manager in
+            let error = await #expect(throws: CourierError.self) {
+                _ = try await manager.data(
+                    for: Request(method: .post, url: url.appendingPathComponent("echo"), body: .data(Data("a=1".utf8))))
+            }
+            #expect(error?.code == .connectionFailed)
+            let message = error?.message ?? ""
+            #expect(
+                message.contains("speaks only HTTP/2") && message.contains("http/1.1"),
+                "\(message) \(String(describing: error?.underlyingError))")
+        }
+    }
+}
