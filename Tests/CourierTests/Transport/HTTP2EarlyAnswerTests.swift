@@ -95,7 +95,7 @@ struct HTTP2EarlyAnswerTests {
     /// reached H2H:249) or cancelling the exchange ends it with a typed error.
     @Test(arguments: ["shutdown", "cancel"])
     func anAnsweredUploadTheServerStallsEndsOnShutdownOrCancel(ending: String) async throws {
-        try await HTTP2TransportTests.withHTTP2(incrementalReadsOverHTTP2: true) { server, manager in
+        try await HTTP2TransportTests.withHTTP2 { server, manager in
             let url = server.url("/fault/early-answer?status=200&after=1&then=hold")
             let request = Request(method: .put, url: url, body: .data(patternData(count: 3_000_000)))
             let task = Task { () -> (HTTPProtocolVersion?, Result<Data, any Error>) in
@@ -158,7 +158,7 @@ struct HTTP2EarlyAnswerTests {
                 let upload = try await manager.upload(
                     fileURL: file, with: Request(method: method, url: server.url("/upload")))
                 #expect(
-                    String(decoding: upload.data ?? Data(), as: UTF8.self).contains(
+                    String(decoding: upload.data, as: UTF8.self).contains(
                         sha256Hex(try Data(contentsOf: file))))
             }
         }
@@ -170,7 +170,7 @@ struct HTTP2EarlyAnswerTests {
         let size = 1 << 30
         let chunk = patternData(count: 1 << 20)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-h2-gib-\(UUID()).bin")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: file) }
         let handle = try FileHandle(forWritingTo: file)
         for _ in 0..<(size / chunk.count) { handle.write(chunk) }
