@@ -7,7 +7,7 @@ struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
         abstract: "An httpie-compatible HTTP client built on the Courier library.",
-        version: "0.1.0",
+        version: "0.2.0",
         subcommands: [RequestCommand.self, ServeCommand.self, DemoCommand.self],
         defaultSubcommand: RequestCommand.self,
         // `-h` means --headers, as in httpie; help is `--help` only.

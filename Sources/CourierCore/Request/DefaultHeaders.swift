@@ -3,7 +3,7 @@ import Foundation
 /// The headers every ``HTTPRequestSerializer`` starts with, computed once per process.
 enum DefaultHeaders {
     /// Courier's version, for the `User-Agent` of executables that declare none (no Info.plist on Linux).
-    static let libraryVersion = "0.1.0"
+    static let libraryVersion = "0.2.0"
 
     /// `Accept-Language` as AFNetworking writes it: the preferred languages, most preferred
     /// first, each with a quality falling by 0.1 from 1 (`en-US;q=1, fr;q=0.9`), at most six.
