@@ -8,7 +8,8 @@
 # written since that version. The baseline's dump is kept in .build/api-baselines, so a second
 # run on the same machine builds only the current tree.
 #
-# Cutting a release: give CHANGELOG.md's [Unreleased] a version heading, commit, then put that
+# Cutting a release: give CHANGELOG.md's [Unreleased] a version heading, set the version in
+# DefaultHeaders.libraryVersion and the CLI's CourierCommand, commit, then put that
 # version and commit in .ci/api-baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
