@@ -89,9 +89,16 @@ struct HTTP2OnlyPeerTests {
             }
             #expect(error?.code == .connectionFailed)
             let message = error?.message ?? ""
-            #expect(
-                message.contains("speaks only HTTP/2") && message.contains("http/1.1"),
-                "\(message) \(String(describing: error?.underlyingError))")
+            // The peer closes on the HTTP/1.1 bytes it cannot parse; when its reset overtakes its
+            // own connection preface, the kernel drops the unread preface and nothing is left to
+            // recognise (seen once in a full CI run). A plain reset is then all the client knows.
+            withKnownIssue("the peer's reset overtook its HTTP/2 preface", isIntermittent: true) {
+                #expect(
+                    message.contains("speaks only HTTP/2") && message.contains("http/1.1"),
+                    "\(message) \(String(describing: error?.underlyingError))")
+            } matching: { _ in
+                message.contains("reset the connection")
+            }
         }
     }
 }
