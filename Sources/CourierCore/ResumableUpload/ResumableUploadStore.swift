@@ -45,7 +45,7 @@ public final class InMemoryResumableUploadStore: ResumableUploadStore {
 
 /// A store of one small JSON file per upload in a directory (made 0700 when missing; the files
 /// 0600, since an upload URL is often all it takes to append to or delete an upload).
-/// ``standard`` is the CLI's: `$XDG_STATE_HOME/courier/uploads`, by default
+/// ``standard(environment:)`` is the CLI's: `$XDG_STATE_HOME/courier/uploads`, by default
 /// `~/.local/state/courier/uploads`.
 public struct FileResumableUploadStore: ResumableUploadStore {
     /// The directory the entries live in.

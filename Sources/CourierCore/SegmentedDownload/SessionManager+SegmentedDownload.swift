@@ -31,8 +31,14 @@ extension SessionManager {
     /// ``ResumeData/init(partialFile:)``). Without it the bytes go to a hidden temporary file in
     /// the destination's directory, removed when the download fails.
     /// - Parameters:
+    ///   - request: the GET to fetch; every segment is this request with a `Range` and `If-Range`.
+    ///   - destination: where the finished file goes.
     ///   - connections: how many ranged requests run at once; 1 or less downloads over one.
-    /// - Returns: the response of the first request (a `206` when split), with ``SessionResponse/fileURL`` the destination.
+    ///   - partialFile: where the bytes go while they arrive, with `.resumesPartialFile`.
+    ///   - options: the destination and resumption options, as for a download over one connection.
+    ///   - progress: called with the bytes every segment has together against the file's length.
+    /// - Returns: the response of the first request (a `206` when split), with
+    ///   ``SessionResponse/fileURL`` the destination.
     /// - Throws: ``CourierError``: as ``download(_:to:partialFile:options:progress:)`` for the
     ///   destination; the first failure of any segment after its retries (a lost connection is
     ///   retried from where the segment got to); `.downloadFailed` for a status outside 2xx or a
