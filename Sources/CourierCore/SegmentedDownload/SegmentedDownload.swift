@@ -29,7 +29,6 @@ final class SegmentedDownload: Sendable {
     private struct State {
         var plan: SegmentPlan?
         var tracker = ProgressTracker()
-        var lastRecorded = NIODeadline.now()
         /// A segment showed another representation than the first response.
         var changed = false
     }
@@ -105,6 +104,15 @@ final class SegmentedDownload: Sendable {
             while starts.count < connections, let next = state.plan?.assign() { starts.append(next) }
             return starts
         }
+        // The record is refreshed once a second by a task of its own, not by the event loop that
+        // writes the segments (a file write and rename there would hold up its connections), and
+        // that task has ended before the download's last word on the record (kept or removed).
+        let recorder =
+            record == nil
+            ? nil
+            : Task {
+                while (try? await Task.sleep(for: .seconds(1))) != nil { try? self.storeRecord(representation) }
+            }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (worker, index) in starts.enumerated() {
@@ -113,7 +121,11 @@ final class SegmentedDownload: Sendable {
                 }
                 try await group.waitForAll()
             }
+            recorder?.cancel()
+            await recorder?.value
         } catch {
+            recorder?.cancel()
+            await recorder?.value
             if state.withLockedValue({ $0.changed }) {
                 discardLeftOver()
             } else {
@@ -180,7 +192,7 @@ final class SegmentedDownload: Sendable {
                 }
                 response = nil
                 try await write(answer.body.chunks, from: range.lowerBound) { size in
-                    self.didWrite(index, at: size, representation)
+                    self.didWrite(index, at: size)
                 }
                 let (after, remaining) = state.withLockedValue { state in
                     (
@@ -236,19 +248,12 @@ final class SegmentedDownload: Sendable {
         }
     }
 
-    /// After a write of segment `index` reached `size`: advances the plan, reports progress,
-    /// refreshes the resume record now and then, and says whether the segment goes on.
-    private func didWrite(_ index: Int, at size: Int64, _ representation: RangedRepresentation) -> Bool {
-        let (goesOn, recordDue) = state.withLockedValue { state -> (Bool, Bool) in
-            let goesOn = state.plan?.advance(index, to: size) ?? false
-            let now = NIODeadline.now()
-            // A killed process keeps what the last record says (never more than is written).
-            let due = record != nil && now - state.lastRecorded > .seconds(1)
-            if due { state.lastRecorded = now }
-            return (goesOn, due)
-        }
+    /// After a write of segment `index` reached `size`: advances the plan (which the record
+    /// follows, so a killed process keeps never more than is written), reports progress, and
+    /// says whether the segment goes on.
+    private func didWrite(_ index: Int, at size: Int64) -> Bool {
+        let goesOn = state.withLockedValue { $0.plan?.advance(index, to: size) ?? false }
         report()
-        if recordDue { try? storeRecord(representation) }
         return goesOn && !Task.isCancelled
     }
 
