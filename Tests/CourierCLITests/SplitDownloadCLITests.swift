@@ -153,6 +153,25 @@ import Testing
         }
     }
 
+    @Test func withoutOutputARedirectedStdoutGetsTheBodyOverOneConnection() async throws {
+        try await withServer { server, base, directory in
+            let result = try await CourierProcess.run(
+                ["-d", "--split", "4", "\(base)/split/\(Self.length)?id=cli-stdout"], directory: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == expected)
+            #expect(result.stderr.contains("--split: the body goes to stdout"), "\(result.stderr)")
+            #expect(ranges(server) == [nil])
+            #expect(try names(in: directory).isEmpty)
+            // On a terminal, the file is named from the URL and split.
+            let named = try await CourierProcess.run(
+                ["-d", "--split", "4", "\(base)/split/\(Self.length)?id=cli-named"],
+                environment: ["COURIER_FORCE_TTY": "1"], directory: directory)
+            #expect(named.status == 0, "\(named.stderr)")
+            #expect(try Data(contentsOf: directory.appendingPathComponent("\(Self.length)")) == expected)
+            #expect(ranges(server).count >= 5, "\(ranges(server))")
+        }
+    }
+
     @Test func aMissingDirectoryIsSaidInTheCLIsWordsBeforeAnyRequest() async throws {
         try await withServer { server, base, directory in
             let file = directory.appendingPathComponent("nodir/x.bin")

@@ -10,9 +10,16 @@ extension Exchange {
     /// `--split N`, else under `--continue` the split download left at `--output` (one
     /// connection per missing range, at most 8). A device, FIFO or socket at `--output` cannot
     /// take bytes at offsets: it is written through over one connection, as without `--split`
-    /// (what curl would write into it), and one line says so.
+    /// (what curl would write into it), and one line says so; so is a body that goes to a
+    /// redirected stdout (no `--output`), as every download without `--output` sends it there.
     func splitConnections(into target: DownloadTarget) -> Int? {
-        guard let outputPath = target.outputPath else { return split }
+        guard let outputPath = target.outputPath else {
+            guard split != nil, !printer.stdoutIsTerminal else { return split }
+            StandardStreams.writeError(
+                "courier: warning: --split: the body goes to stdout, which takes it in order; downloading it over one connection\n"
+            )
+            return nil
+        }
         guard let file = target.regularFile else {
             if split != nil {
                 StandardStreams.writeError(
