@@ -68,6 +68,20 @@ import Testing
             #expect(made.status == 0, "\(made.stderr)")
             #expect(status(dangling.path).st_mode & S_IFMT == S_IFLNK)
             #expect(try Data(contentsOf: directory.appendingPathComponent("made.bin")) == expected(5000))
+
+            // An interrupted download keeps its record beside the bytes, the link's target, where
+            // a split download keeps its own, and --continue through the link finds it.
+            let cut = "\(base)/fault/close-mid-response?after=300000&total=600000&etag=1"
+            let failed = try await CourierProcess.run(["-d", "-o", link.path, cut])
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: directory.appendingPathComponent(".target.bin.courier-resume").path))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: directory.appendingPathComponent(".link.bin.courier-resume").path))
+            let resumed = try await CourierProcess.run(["-d", "-c", "-v", "-o", link.path, cut])
+            #expect((resumed.stdoutText + resumed.stderr).contains("If-Range: \"cut-600000\""), "\(resumed.stderr)")
         }
     }
 

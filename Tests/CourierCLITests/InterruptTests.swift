@@ -107,6 +107,77 @@ import Testing
                 == Data(TestServer.expectedBytes(count: 4_000_000, seed: 2)).suffix(from: kept.count))
     }
 
+    /// Bytes stored in `file`: its allocated blocks, not its length, which a split download's
+    /// holes (segments not yet arrived) make the end of its furthest segment.
+    func bytesOnDisk(of file: URL) -> Int64 {
+        var info = stat()
+        guard stat(file.path, &info) == 0 else { return 0 }
+        return Int64(info.st_blocks) * 512
+    }
+
+    @Test func sigintStopsASplitDownloadAndContinueFetchesOnlyWhatIsMissing() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let base = server.baseURL.absoluteString
+        let directory = try CourierProcess.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let length = 16 << 20
+        let file = directory.appendingPathComponent("split.bin")
+        let recordFile = directory.appendingPathComponent(".split.bin.courier-resume")
+
+        // 64 KiB every 100 ms on each connection: about 7 s for the file over 4 of them.
+        let result = try await interrupt(
+            ["-d", "--split", "4", "-o", "split.bin", "\(base)/split/\(length)?id=sigint&pace_ms=100"], signal: SIGINT,
+            directory: directory
+        ) { bytesOnDisk(of: file) >= 1 << 20 }
+        #expect(result.status == 130, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("courier:") }
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(
+            lines.first?.contains("kept in \"split.bin\" (--download --continue --split 4 --output \"split.bin\"")
+                == true, "\(result.stderr)")
+        #expect(try leftovers(in: directory) == [])
+
+        // The record lists what is missing; every other byte is on disk and right.
+        let record = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: recordFile)) as? [String: Any])
+        #expect(record["format"] as? String == "courier-resume/2")
+        #expect(record["length"] as? Int == length)
+        let missing = try #require(record["missing"] as? [[Int]]).compactMap { pair in
+            pair.count == 2 ? pair[0]..<pair[1] : nil
+        }
+        let missingBytes = missing.reduce(0) { $0 + $1.count }
+        #expect(missingBytes > 0 && missingBytes < length - (1 << 20) / 2, "\(missing)")
+        let expected = TestServer.expectedBytes(count: length, seed: 1)
+        let kept = Array(try Data(contentsOf: file))
+        var cursor = 0
+        for range in missing + [length..<length] {
+            let present = cursor..<range.lowerBound
+            if !present.isEmpty {
+                #expect(present.upperBound <= kept.count, "the record lists bytes \(present) the file lacks")
+                if present.upperBound <= kept.count {
+                    #expect(kept[present] == expected[present], "bytes \(present) were kept wrong")
+                }
+            }
+            cursor = range.upperBound
+        }
+
+        // -c continues every missing range, and only those: the server hands out about the
+        // missing bytes (paced, so that a connection dropped at a range's end leaves little in flight).
+        let before = server.stats.recentRequestHeads.count
+        let resumed = try await CourierProcess.run(
+            ["-d", "-c", "--split", "4", "-o", "split.bin", "\(base)/split/\(length)?id=sigint-resumed&pace_ms=5"],
+            directory: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(Array(try Data(contentsOf: file)) == expected)
+        #expect(!FileManager.default.fileExists(atPath: recordFile.path))
+        let asked = server.stats.recentRequestHeads.dropFirst(before).compactMap { $0.value("Range") }
+        #expect(!asked.contains("bytes=0-"), "\(asked)")
+        let fetched = server.splitBytesSent(id: "sigint-resumed")
+        #expect(fetched >= missingBytes)
+        #expect(fetched <= missingBytes + missingBytes / 10 + (1 << 20), "\(fetched) for \(missingBytes) missing")
+    }
+
     @Test func sigtermKeepsTheBytesUnderTheChosenNameAndExits143() async throws {
         let server = try await TestServer.start()
         defer { Task { try? await server.shutdown() } }

@@ -18,9 +18,18 @@ import Foundation
 /// node or FIFO stays one (``DownloadWriter``). A resumed download (a 206 answer) is appended
 /// to the file. Without `--output` a safe name is chosen from the response and never
 /// overwrites an existing file.
+///
+/// `--split` writes each segment at its offset, which only a regular file takes: it writes to
+/// ``regularFile``, the same file with its links followed; anything else at `--output` is
+/// written through over one connection, as here.
 struct DownloadTarget: Sendable {
     /// The `--output` path, if given.
     var outputPath: String?
+    /// The file `--output` writes to once its symbolic links are followed, when that is a
+    /// regular file or nothing yet (a dangling link names the file to create); nil without
+    /// `--output`, or when it is a device, FIFO or socket, which take their bytes in order only.
+    /// The resume record sits beside it, with the bytes it describes.
+    var regularFile: String?
     /// The bytes already on disk when resuming, nil otherwise.
     var resumeOffset: Int64?
     /// The `If-Range` value kept beside the file by the run that was interrupted (the library's
@@ -34,10 +43,13 @@ struct DownloadTarget: Sendable {
     /// query, so only those are compared).
     /// - Throws: ``CLIError`` (usage) when `--output` names a directory.
     static func prepare(outputPath: String?, resume: Bool, url: URL) throws -> DownloadTarget {
-        guard let outputPath else { return DownloadTarget(outputPath: nil, resumeOffset: nil, ifRange: nil) }
+        guard let outputPath else {
+            return DownloadTarget(outputPath: nil, regularFile: nil, resumeOffset: nil, ifRange: nil)
+        }
         // stat, not lstat: a link is judged by what it points to, as the write will be.
         var info = stat()
         let exists = stat(outputPath, &info) == 0
+        let missing = !exists && errno == ENOENT
         let kind = info.st_mode & S_IFMT
         if exists, kind == S_IFDIR { throw CLIError.usage("--output \"\(outputPath)\" is a directory") }
         var offset: Int64?
@@ -50,9 +62,46 @@ struct DownloadTarget: Sendable {
                     "courier: warning: --continue: \"\(outputPath)\" is not a regular file; downloading it whole\n")
             }
         }
-        let kept = offset.flatMap { $0 > 0 ? ResumeData(partialFile: URL(fileURLWithPath: outputPath)) : nil }
+        let regularFile =
+            exists
+            ? (kind == S_IFREG ? followingLinks(outputPath, to: info) : nil)
+            : (missing ? followingLinks(outputPath, to: nil) : nil)
+        let kept = offset.flatMap {
+            $0 > 0 ? ResumeData(partialFile: URL(fileURLWithPath: regularFile ?? outputPath)) : nil
+        }
         let validator = kept.flatMap { $0.continues(url) ? $0.ifRangeValidator : nil }
-        return DownloadTarget(outputPath: outputPath, resumeOffset: offset, ifRange: validator)
+        return DownloadTarget(
+            outputPath: outputPath, regularFile: regularFile, resumeOffset: offset, ifRange: validator)
+    }
+
+    /// `path` with the symbolic links of its last component followed, as `open(2)` follows them:
+    /// the file found, which must be `found` (a `/proc/self/fd` link names a deleted file or a
+    /// pipe by a text that is no path), or the missing one a dangling link names when `found` is
+    /// nil; nil for a loop or a link that cannot be read.
+    private static func followingLinks(_ path: String, to found: stat?) -> String? {
+        var current = path
+        // Linux's own limit on the links one lookup follows.
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0 else {
+                return errno == ENOENT && found == nil ? current : nil
+            }
+            guard info.st_mode & S_IFMT == S_IFLNK else {
+                guard let found, found.st_dev == info.st_dev, found.st_ino == info.st_ino else { return nil }
+                return current
+            }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { return nil }
+            guard let target = String(validating: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            else { return nil }
+            if !target.hasPrefix("/"), let slash = current.lastIndex(of: "/") {
+                current = String(current[...slash]) + target
+            } else {
+                current = target
+            }
+        }
+        return nil
     }
 
     /// The directory the file goes to: that of `--output`, else the current one.
@@ -94,7 +143,7 @@ struct DownloadTarget: Sendable {
                 // Checked before anything is written: a refused 206 leaves the file and its
                 // resume record as they were, for another --continue.
                 try Self.checkContentRange(head, offset: resumeOffset, received: received, complete: complete)
-                ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: outputPath))
+                ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: regularFile ?? outputPath))
                 do {
                     try DownloadWriter.append(file, to: outputPath)
                 } catch {
@@ -105,7 +154,7 @@ struct DownloadTarget: Sendable {
                 return outputPath
             }
             // Removes Courier's record only, never a file of the user's at that name.
-            ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: outputPath))
+            ResumeData.removeValidators(besidePartialFile: URL(fileURLWithPath: regularFile ?? outputPath))
             try DownloadWriter.write(file, to: outputPath)
             return outputPath
         } catch let error as CLIError {
@@ -142,7 +191,8 @@ struct DownloadTarget: Sendable {
         let saved = try save(file, head: head, url: url, complete: false)
         var info = stat()
         if stat(saved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-            try? ResumeData.storeValidators(of: head, from: url, besidePartialFile: URL(fileURLWithPath: saved))
+            try? ResumeData.storeValidators(
+                of: head, from: url, besidePartialFile: URL(fileURLWithPath: regularFile ?? saved))
         }
         return saved
     }

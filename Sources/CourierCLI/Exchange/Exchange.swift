@@ -122,7 +122,7 @@ struct Exchange: Sendable {
         if connection.decompressesResponses { Self.asksForCompression(in: &request) }
         // Only a download to a file needs scratch space; any other body goes to stdout once
         // (Exchange+Stream.swift).
-        let splitConnections = download ? split ?? (resume ? Self.splitLeftAt(outputPath) : nil) : nil
+        let splitConnections = downloadTarget.flatMap(splitConnections(into:))
         let scratch =
             downloading && splitConnections == nil ? try ScratchDirectory.make(near: downloadTarget?.directory) : nil
         if let scratch { interrupts.removesOnExit(scratch.url) }
@@ -135,8 +135,9 @@ struct Exchange: Sendable {
                 DigestAuthenticator(user: $0.user, password: $0.password, origins: [request.url])
             })
         let transfer = Task {
-            if let splitConnections {
-                return try await performSplit(request, session: session.manager, connections: splitConnections)
+            if let splitConnections, let downloadTarget {
+                return try await performSplit(
+                    request, session: session.manager, connections: splitConnections, target: downloadTarget)
             }
             guard let scratch, let downloadTarget else {
                 return try await performStreamed(request, session: session.manager)

@@ -184,6 +184,23 @@ struct SplitDownloadTests {
         }
     }
 
+    @Test func anIdleConnectionTakesTheBackHalfOfAStalledSegment() async throws {
+        try await withSession { server, manager, directory in
+            let destination = directory.appendingPathComponent("rebalanced.bin")
+            let length = 8 << 20
+            // The second segment's response stalls after its head until the server sees another
+            // request: only the back half of that segment, asked for by the idle first connection,
+            // lets it go on.
+            let path = "/split/\(length)?id=rebalanced&hold_at=\(length / 2)"
+            _ = try await manager.download(Request(url: server.url(path)), to: destination, connections: 2)
+            #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedBytes(count: length, seed: 1))
+            let asked = ranges(server, path: "/split/")
+            #expect(Array(asked.prefix(2)) == ["bytes=0-", "bytes=\(length / 2)-\(length - 1)"])
+            #expect(asked.dropFirst(2).first == "bytes=\(length / 4 * 3)-\(length - 1)", "\(asked)")
+            #expect(files(in: directory) == ["rebalanced.bin"])
+        }
+    }
+
     @Test func theFreeConnectionTakesTheBackHalfOfTheLargestSegment() {
         var plan = SegmentPlan(length: 8 << 20, count: 2)
         #expect(plan.segments.map { $0.position..<$0.end } == [0..<(4 << 20), (4 << 20)..<(8 << 20)])
