@@ -89,11 +89,7 @@ final class DownloadFile {
     ///   `.downloadFailed`; the temporary file is left for the caller to discard.
     func move(to destination: URL, options: DownloadOptions) throws {
         closeDescriptor()
-        guard destination.isFileURL else {
-            throw CourierError(
-                .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
-                offendingInput: destination.absoluteString)
-        }
+        guard destination.isFileURL else { throw Self.notAFileURL(destination) }
         let parent = destination.deletingLastPathComponent()
         if options.contains(.createIntermediateDirectories) {
             do {
@@ -126,12 +122,7 @@ final class DownloadFile {
         } else {
             // link(2) fails with EEXIST instead of replacing, so no existing file is overwritten.
             if link(source.path, destination.path) != 0 {
-                if errno == EEXIST {
-                    throw CourierError(
-                        .downloadDestinationExists,
-                        "\(destination.path) already exists; pass .removePreviousFile to replace it",
-                        offendingInput: destination.path)
-                }
+                if errno == EEXIST { throw Self.exists(destination) }
                 throw Self.error("cannot move the download to", url: destination)
             }
             unlink(source.path)
@@ -182,6 +173,18 @@ final class DownloadFile {
         var b = stat()
         guard stat(file.path, &a) == 0, stat(directory.path, &b) == 0 else { return true }
         return a.st_dev == b.st_dev
+    }
+
+    static func notAFileURL(_ destination: URL) -> CourierError {
+        CourierError(
+            .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
+            offendingInput: destination.absoluteString)
+    }
+
+    static func exists(_ destination: URL) -> CourierError {
+        CourierError(
+            .downloadDestinationExists, "\(destination.path) already exists; pass .removePreviousFile to replace it",
+            offendingInput: destination.path)
     }
 
     private static func error(_ what: String, url: URL) -> CourierError {
