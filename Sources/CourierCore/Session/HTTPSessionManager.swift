@@ -311,7 +311,9 @@ public final class HTTPSessionManager: Sendable {
     }
 
     /// The `GET path` request of the downloads and the event source.
-    private func getRequest(_ path: String, _ parameters: Parameters?, _ headers: [String: String], _ timeout: Duration?)
+    private func getRequest(
+        _ path: String, _ parameters: Parameters?, _ headers: [String: String], _ timeout: Duration?
+    )
         throws -> Request
     {
         try request(.get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
