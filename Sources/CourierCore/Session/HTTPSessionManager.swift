@@ -220,10 +220,7 @@ public final class HTTPSessionManager: Sendable {
     }
 
     static func asCourierError(_ error: any Error, path: String) -> CourierError {
-        if let error = error as? CourierError { return error }
-        return CourierError(
-            .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path,
-            underlyingError: error)
+        .wrapping(error, as: .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path)
     }
 
     // MARK: Streams

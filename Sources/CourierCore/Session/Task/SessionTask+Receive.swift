@@ -186,7 +186,8 @@ extension SessionTask {
             do {
                 destination = try download.destination(file.url, head)
             } catch {
-                throw CourierError.hookFailed(error, "the download destination for \(head.url.absoluteString) threw")
+                throw CourierError.wrapping(
+                    error, as: .hookFailed, "the download destination for \(head.url.absoluteString) threw")
             }
             try file.move(to: destination, options: download.options)
             download.partial?.removeSidecar()
