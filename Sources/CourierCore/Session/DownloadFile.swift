@@ -11,37 +11,36 @@ final class DownloadFile {
     /// Creates a new file in `directory` (a dot file when `hidden`, for a directory that is the
     /// user's rather than a temporary one), or opens `partialFile` to append to it.
     /// - Throws: ``CourierError`` `.downloadFailed`.
-    init(directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false, hidden: Bool = false) throws {
+    convenience init(
+        directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false, hidden: Bool = false
+    ) throws {
         let name = "\(hidden ? "." : "")courier-\(UUID().uuidString).download"
         let url = partialFile ?? directory.appendingPathComponent(name)
         let flags =
             partialFile == nil ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | (truncating ? O_TRUNC | O_CREAT : 0))
-        let fd = open(url.path, flags | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.error("cannot open the download file", url: url) }
-        let end = lseek(fd, 0, SEEK_END)
-        guard end >= 0 else {
-            close(fd)
-            throw Self.error("cannot seek in the download file", url: url)
-        }
-        self.url = url
-        self.descriptor = fd
-        self.bytesWritten = Int64(end)
+        try self.init(url, flags: flags, offset: nil)
     }
 
     /// Opens the existing `file` to write from `offset` on: one segment of a split download.
     /// Each segment has a descriptor of its own, so its writes land at its own offset as
     /// `pwrite(2)` would put them, and ``bytesWritten`` is the offset its next byte goes to.
     /// - Throws: ``CourierError`` `.downloadFailed`.
-    init(segmentOf file: URL, at offset: Int64) throws {
-        let fd = open(file.path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.error("cannot open the download file", url: file) }
-        guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+    convenience init(segmentOf file: URL, at offset: Int64) throws {
+        try self.init(file, flags: O_WRONLY, offset: offset)
+    }
+
+    /// Opens `url` with `flags` (created 0600 when they say so) at `offset`, or at its end when nil.
+    private init(_ url: URL, flags: Int32, offset: Int64?) throws {
+        let fd = open(url.path, flags | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.error("cannot open the download file", url: url) }
+        let position = offset.map { lseek(fd, off_t($0), SEEK_SET) } ?? lseek(fd, 0, SEEK_END)
+        guard position >= 0, offset.map({ off_t($0) == position }) ?? true else {
             close(fd)
-            throw Self.error("cannot seek in the download file", url: file)
+            throw Self.error("cannot seek in the download file", url: url)
         }
-        self.url = file
+        self.url = url
         self.descriptor = fd
-        self.bytesWritten = offset
+        self.bytesWritten = Int64(position)
     }
 
     deinit { closeDescriptor() }
