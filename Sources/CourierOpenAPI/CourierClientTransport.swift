@@ -19,7 +19,7 @@ import OpenAPIRuntime
 /// `iterationBehavior` is `.multiple` is a replayable ``/CourierCore/RequestBody``, so a 307/308 redirect or a
 /// retry sends it again; a `.single` body is sent once, and a 307/308 that needs it again fails
 /// with ``/CourierCore/CourierError/Code/bodyNotReplayable`` (a retry is not attempted for it: the failed
-/// response is returned). The response body is the session's ``/CourierCore/SessionManager/stream(_:)`` body
+/// response is returned). The response body is the session's ``/CourierCore/SessionManager/stream(_:overrides:uploadProgress:)`` body
 /// under backpressure, as a `.single` `HTTPBody` whose `length` comes from `Content-Length`.
 /// Each chunk is copied once in each direction, because `HTTPBody` carries `ArraySlice<UInt8>`
 /// and the network layer `ByteBuffer`.

@@ -2,7 +2,7 @@ import Courier
 import Foundation
 
 /// Every exchange that is not a download to a file: the body goes from the network to stdout
-/// once, through ``SessionManager/stream(_:uploadProgress:)``, with no temporary file.
+/// once, through ``SessionManager/stream(_:overrides:uploadProgress:)``, with no temporary file.
 ///
 /// Raw output is written chunk by chunk as it arrives; formatted output is buffered up to
 /// ``MessagePrinter/formatLimit`` (and passed through beyond it), unless `--stream` or a

@@ -5,7 +5,7 @@ import NIOCore
 /// One download over several ranged requests at once, each writing its bytes at their offset in
 /// one file (see ``SessionManager/download(_:to:connections:partialFile:options:progress:)``).
 ///
-/// Every request goes through the session's one path (``SessionManager/stream(_:)``: redirects,
+/// Every request goes through the session's one path (``SessionManager/stream(_:overrides:uploadProgress:)``: redirects,
 /// the interceptor, hooks, the transport's pool). The first asks for `bytes=0-`: a `206` with a
 /// length and a strong validator splits the rest among the other connections while its own body
 /// goes on filling the first segment; anything else (a `200`, no length, no validator, a content

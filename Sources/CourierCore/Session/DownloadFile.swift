@@ -11,37 +11,36 @@ final class DownloadFile {
     /// Creates a new file in `directory` (a dot file when `hidden`, for a directory that is the
     /// user's rather than a temporary one), or opens `partialFile` to append to it.
     /// - Throws: ``CourierError`` `.downloadFailed`.
-    init(directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false, hidden: Bool = false) throws {
+    convenience init(
+        directory: URL, appendingTo partialFile: URL? = nil, truncating: Bool = false, hidden: Bool = false
+    ) throws {
         let name = "\(hidden ? "." : "")courier-\(UUID().uuidString).download"
         let url = partialFile ?? directory.appendingPathComponent(name)
         let flags =
             partialFile == nil ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | (truncating ? O_TRUNC | O_CREAT : 0))
-        let fd = open(url.path, flags | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.error("cannot open the download file", url: url) }
-        let end = lseek(fd, 0, SEEK_END)
-        guard end >= 0 else {
-            close(fd)
-            throw Self.error("cannot seek in the download file", url: url)
-        }
-        self.url = url
-        self.descriptor = fd
-        self.bytesWritten = Int64(end)
+        try self.init(url, flags: flags, offset: nil)
     }
 
     /// Opens the existing `file` to write from `offset` on: one segment of a split download.
     /// Each segment has a descriptor of its own, so its writes land at its own offset as
     /// `pwrite(2)` would put them, and ``bytesWritten`` is the offset its next byte goes to.
     /// - Throws: ``CourierError`` `.downloadFailed`.
-    init(segmentOf file: URL, at offset: Int64) throws {
-        let fd = open(file.path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.error("cannot open the download file", url: file) }
-        guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+    convenience init(segmentOf file: URL, at offset: Int64) throws {
+        try self.init(file, flags: O_WRONLY, offset: offset)
+    }
+
+    /// Opens `url` with `flags` (created 0600 when they say so) at `offset`, or at its end when nil.
+    private init(_ url: URL, flags: Int32, offset: Int64?) throws {
+        let fd = open(url.path, flags | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.error("cannot open the download file", url: url) }
+        let position = offset.map { lseek(fd, off_t($0), SEEK_SET) } ?? lseek(fd, 0, SEEK_END)
+        guard position >= 0, offset.map({ off_t($0) == position }) ?? true else {
             close(fd)
-            throw Self.error("cannot seek in the download file", url: file)
+            throw Self.error("cannot seek in the download file", url: url)
         }
-        self.url = file
+        self.url = url
         self.descriptor = fd
-        self.bytesWritten = offset
+        self.bytesWritten = Int64(position)
     }
 
     deinit { closeDescriptor() }
@@ -89,11 +88,7 @@ final class DownloadFile {
     ///   `.downloadFailed`; the temporary file is left for the caller to discard.
     func move(to destination: URL, options: DownloadOptions) throws {
         closeDescriptor()
-        guard destination.isFileURL else {
-            throw CourierError(
-                .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
-                offendingInput: destination.absoluteString)
-        }
+        guard destination.isFileURL else { throw Self.notAFileURL(destination) }
         let parent = destination.deletingLastPathComponent()
         if options.contains(.createIntermediateDirectories) {
             do {
@@ -126,12 +121,7 @@ final class DownloadFile {
         } else {
             // link(2) fails with EEXIST instead of replacing, so no existing file is overwritten.
             if link(source.path, destination.path) != 0 {
-                if errno == EEXIST {
-                    throw CourierError(
-                        .downloadDestinationExists,
-                        "\(destination.path) already exists; pass .removePreviousFile to replace it",
-                        offendingInput: destination.path)
-                }
+                if errno == EEXIST { throw Self.exists(destination) }
                 throw Self.error("cannot move the download to", url: destination)
             }
             unlink(source.path)
@@ -182,6 +172,18 @@ final class DownloadFile {
         var b = stat()
         guard stat(file.path, &a) == 0, stat(directory.path, &b) == 0 else { return true }
         return a.st_dev == b.st_dev
+    }
+
+    static func notAFileURL(_ destination: URL) -> CourierError {
+        CourierError(
+            .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
+            offendingInput: destination.absoluteString)
+    }
+
+    static func exists(_ destination: URL) -> CourierError {
+        CourierError(
+            .downloadDestinationExists, "\(destination.path) already exists; pass .removePreviousFile to replace it",
+            offendingInput: destination.path)
     }
 
     private static func error(_ what: String, url: URL) -> CourierError {

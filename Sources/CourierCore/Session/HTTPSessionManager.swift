@@ -173,15 +173,9 @@ public final class HTTPSessionManager: Sendable {
         _ request: Request, kind: SessionTask.Kind, serializer: Serializer, uploadProgress: ProgressHandler?,
         downloadProgress: ProgressHandler?
     ) async throws -> DataResponse<Serializer.SerializedObject> {
-        guard kind == .upload else {
-            return try await session.data(
-                for: request, serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress
-            )
-        }
-        let task = session.uploadTask(
-            withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
-        // Awaited, so it runs here, on the calling Swift task, as `data(for:)` does.
-        return try await task.response().serialized(by: serializer)
+        let (task, hooks) = session.makeTask(
+            kind: kind, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        return try await task.response(hooks: hooks).serialized(by: serializer)
     }
 
     /// The completion-handler form of the generic path: builds the request (a failure goes to
@@ -200,11 +194,10 @@ public final class HTTPSessionManager: Sendable {
             completion(.failure(Self.asCourierError(error, path: path)))
             return nil
         }
-        let task =
-            content?.taskKind == .upload
-            ? session.uploadTask(
-                withStreamedRequest: request, progress: uploadProgress, downloadProgress: downloadProgress)
-            : session.dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        let task = session.makeTask(
+            kind: content?.taskKind ?? .data, request: request, uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress
+        ).task
         Task {
             let outcome = await task.outcome()
             completion(
@@ -227,10 +220,7 @@ public final class HTTPSessionManager: Sendable {
     }
 
     static func asCourierError(_ error: any Error, path: String) -> CourierError {
-        if let error = error as? CourierError { return error }
-        return CourierError(
-            .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path,
-            underlyingError: error)
+        .wrapping(error, as: .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path)
     }
 
     // MARK: Streams
@@ -241,7 +231,7 @@ public final class HTTPSessionManager: Sendable {
 
     /// `method path` with `content`, returned once the final head is in with its body unread
     /// (``StreamedResponse``: `body`, `lines()`, `serverSentEvents()`, `jsonLines(of:)`), through
-    /// ``SessionManager/stream(_:)``: redirects, cookies, the interceptor and the hooks apply as for
+    /// ``SessionManager/stream(_:overrides:uploadProgress:)``: redirects, cookies, the interceptor and the hooks apply as for
     /// the buffered verbs. Nothing is decoded; the status is checked against `acceptableStatusCodes`
     /// (nil accepts any, for reading an error's body). Starts on the caller's actor as
     /// ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)`` does.
@@ -267,8 +257,7 @@ public final class HTTPSessionManager: Sendable {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
         options: ServerSentEventSource.Options = .init()
     ) throws -> ServerSentEventSource {
-        let request = try request(.get, path, parameters.map(RequestContent.parameters), headers: headers)
-        return session.eventSource(for: request, options: options)
+        session.eventSource(for: try getRequest(path, parameters, headers, nil), options: options)
     }
 
     // MARK: Downloads
@@ -282,8 +271,7 @@ public final class HTTPSessionManager: Sendable {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
         to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
-        let request = try request(
-            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
+        let request = try getRequest(path, parameters, headers, timeout)
         return try await session.download(request, to: destination, options: options, progress: progress)
     }
 
@@ -293,8 +281,7 @@ public final class HTTPSessionManager: Sendable {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
         options: DownloadOptions = [], progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
-        let request = try request(
-            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
+        let request = try getRequest(path, parameters, headers, timeout)
         return try await session.download(request, options: options, progress: progress, destination: destination)
     }
 
@@ -309,8 +296,7 @@ public final class HTTPSessionManager: Sendable {
     ) -> SessionTask? {
         let task: SessionTask
         do {
-            let request = try request(
-                .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
+            let request = try getRequest(path, parameters, headers, timeout)
             task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
         } catch {
             completion(.failure(Self.asCourierError(error, path: path)))
@@ -319,5 +305,14 @@ public final class HTTPSessionManager: Sendable {
         Task { completion(await task.outcome()) }
         task.resume()
         return task
+    }
+
+    /// The `GET path` request of the downloads and the event source.
+    private func getRequest(
+        _ path: String, _ parameters: Parameters?, _ headers: [String: String], _ timeout: Duration?
+    )
+        throws -> Request
+    {
+        try request(.get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
     }
 }

@@ -127,23 +127,10 @@ struct ResumeRecord: Codable, Sendable, Hashable {
     /// Whether `a` and `b` have the same scheme, host, port (the scheme's default when absent)
     /// and path; queries, fragments and user-info are not compared.
     static func sameResource(_ a: URL, _ b: URL) -> Bool {
-        guard let first = URLComponents(url: a, resolvingAgainstBaseURL: true),
-            let second = URLComponents(url: b, resolvingAgainstBaseURL: true)
+        guard let first = URLComponents(url: a, resolvingAgainstBaseURL: true)?.percentEncodedPath,
+            let second = URLComponents(url: b, resolvingAgainstBaseURL: true)?.percentEncodedPath
         else { return false }
-        func port(_ parts: URLComponents) -> Int? {
-            if let port = parts.port { return port }
-            switch parts.scheme?.lowercased() {
-            case "https": return 443
-            case "http": return 80
-            default: return nil
-            }
-        }
-        func path(_ parts: URLComponents) -> String {
-            parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
-        }
-        return first.scheme?.lowercased() == second.scheme?.lowercased()
-            && first.host?.lowercased() == second.host?.lowercased()
-            && port(first) == port(second) && path(first) == path(second)
+        return RedirectPolicy.sameOrigin(a, b) && (first.isEmpty ? "/" : first) == (second.isEmpty ? "/" : second)
     }
 
     private static func posixError() -> POSIXError {

@@ -15,7 +15,7 @@ extension SessionManager {
 /// The events of an event stream across reconnections, as HTML §9.2.3 "Processing model" has an
 /// `EventSource` do it:
 ///
-/// - Each connection is a ``SessionManager/stream(_:)`` of the request with `Accept:
+/// - Each connection is a ``SessionManager/stream(_:overrides:uploadProgress:)`` of the request with `Accept:
 ///   text/event-stream`, `Cache-Control: no-cache`, and `Last-Event-ID` once an id was received
 ///   (§9.2.4). Events are parsed by ``ServerSentEventParser``.
 /// - A 200 response whose media type is `text/event-stream` is read; when its body ends, or the
@@ -110,7 +110,7 @@ public struct ServerSentEventSource: AsyncSequence, Sendable {
 
         private mutating func connect() async throws {
             if connections > 0 {
-                if let limit = options.maximumReconnectionsWithoutEvent, reconnectionsWithoutEvent >= limit {
+                if givesUp {
                     finished = true
                     return
                 }
@@ -159,15 +159,14 @@ public struct ServerSentEventSource: AsyncSequence, Sendable {
         /// else, and ends the sequence.
         private mutating func rethrowUnlessReconnectable(_ error: any Error) throws {
             let code = (error as? CourierError)?.code
-            if !Task.isCancelled, code == .connectionFailed || code == .timedOut {
-                if let limit = options.maximumReconnectionsWithoutEvent, reconnectionsWithoutEvent >= limit {
-                    finished = true
-                    throw error
-                }
-                return
-            }
+            if !Task.isCancelled, code == .connectionFailed || code == .timedOut, !givesUp { return }
             finished = true
             throw error
+        }
+
+        /// True once ``Options/maximumReconnectionsWithoutEvent`` reconnections in a row brought no event.
+        private var givesUp: Bool {
+            options.maximumReconnectionsWithoutEvent.map { reconnectionsWithoutEvent >= $0 } ?? false
         }
     }
 }

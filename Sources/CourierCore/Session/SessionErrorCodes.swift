@@ -50,3 +50,15 @@ extension CourierError.Code {
     /// message names the key path and the encoder's error is the underlying error.
     public static let encodingFailed = CourierError.Code("encodingFailed")
 }
+
+extension CourierError {
+    /// How the session maps the error of code it calls (a transport, an adapter, a hook, a
+    /// serializer), once: a ``CourierError`` passes through as it is, since that code worded it
+    /// for the caller; any other error becomes the underlying error of a `code` one.
+    static func wrapping(
+        _ error: any Error, as code: Code, _ message: @autoclosure () -> String, offendingInput: String? = nil
+    ) -> CourierError {
+        if let error = error as? CourierError { return error }
+        return CourierError(code, message(), offendingInput: offendingInput, underlyingError: error)
+    }
+}

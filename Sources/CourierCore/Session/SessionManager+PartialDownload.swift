@@ -5,44 +5,35 @@ import Foundation
 extension SessionManager {
     /// A task that downloads `request` to `destination`.
     ///
-    /// With ``DownloadOptions/resumesPartialFile`` the body streams into `partialFile`
-    /// (`destination.part` by default), with its validators in `.partialFile.courier-resume` (see
-    /// ``DownloadOptions/resumesPartialFile`` for the rules), and a partial file left by an
-    /// earlier process or task is continued; without it the body streams into a hidden file
+    /// Without ``DownloadOptions/resumesPartialFile`` the body streams into a hidden file
     /// (`.courier-UUID.download`) in the destination's directory, renamed into place at the end
-    /// and removed on failure, so the bytes are written once whatever file system the
-    /// destination is on.
-    /// The finished file gets the mode a new file gets (`0666 & ~umask`), or, replacing one, the
-    /// old file's permission bits (and owner and group where the process may set them); hard
-    /// links to a replaced file keep the old bytes, since the replacement is a rename.
-    /// - Throws: ``CourierError`` `.downloadDestinationExists` when `destination` exists and
-    ///   `options` lacks `.removePreviousFile`, or it is a symbolic link, directory, device,
-    ///   FIFO or socket, which `.removePreviousFile` does not replace (checked before any I/O, so
-    ///   that a partial file is never fetched only to be refused at the end, and again at the
-    ///   end); `.downloadFailed` for a destination
+    /// and removed on failure, so the bytes are written once whatever file system the destination
+    /// is on; with it, into `partialFile` (`destination.part` by default), kept and continued as
+    /// that option says. The finished file gets the mode a new file gets (`0666 & ~umask`), or a
+    /// replaced file's (see ``DownloadOptions/removePreviousFile``).
+    /// - Throws: ``CourierError``, checked before any I/O so that nothing is fetched only to be
+    ///   refused at the end: `.downloadDestinationExists` when `destination` exists and `options`
+    ///   lacks `.removePreviousFile`, or is not a regular file; `.downloadFailed` for a destination
     ///   that is not a file URL, or whose directory does not exist and `options` lacks
-    ///   `.createIntermediateDirectories` (checked up front too).
+    ///   `.createIntermediateDirectories`.
     public func downloadTask(
         with request: Request, to destination: URL, partialFile: URL? = nil, options: DownloadOptions = [],
         progress: ProgressHandler? = nil
     ) throws -> SessionTask {
         let existingDirectory = try Self.checkDestination(destination, options: options)
-        guard options.contains(.resumesPartialFile) else {
-            let fixed = PartialDownload(destination: destination, partialFile: partialFile)
-            var download = SessionTask.DownloadParameters(
-                options: options, destination: fixed.destinationClosure, resumeData: nil)
-            download.stagingDirectory = existingDirectory
-            return makeTask(
-                kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
-        }
         let partial = PartialDownload(destination: destination, partialFile: partialFile)
         var download = SessionTask.DownloadParameters(
-            options: options, destination: partial.destinationClosure,
+            options: options, destination: partial.destinationClosure, resumeData: nil)
+        if options.contains(.resumesPartialFile) {
             // A split download's partial file has holes; one connection starts it over.
-            resumeData: partial.leftOver().flatMap { $0.missingRanges == nil ? $0 : nil })
-        download.partial = partial
+            download.resumeData = partial.leftOver().flatMap { $0.missingRanges == nil ? $0 : nil }
+            download.partial = partial
+        } else {
+            download.stagingDirectory = existingDirectory
+        }
         return makeTask(
-            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download)
+            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress, download: download
+        ).task
     }
 
     /// The checks made before any I/O: the destination is a file URL, not an existing file
@@ -50,16 +41,9 @@ extension SessionManager {
     /// `options` creates. Returns that directory when it exists.
     /// - Throws: as ``downloadTask(with:to:partialFile:options:progress:)``.
     static func checkDestination(_ destination: URL, options: DownloadOptions) throws -> URL? {
-        guard destination.isFileURL else {
-            throw CourierError(
-                .downloadFailed, "the download destination \(destination.absoluteString) is not a file URL",
-                offendingInput: destination.absoluteString)
-        }
+        guard destination.isFileURL else { throw DownloadFile.notAFileURL(destination) }
         if !options.contains(.removePreviousFile), FileManager.default.fileExists(atPath: destination.path) {
-            throw CourierError(
-                .downloadDestinationExists,
-                "\(destination.path) already exists; pass .removePreviousFile to replace it",
-                offendingInput: destination.path)
+            throw DownloadFile.exists(destination)
         }
         if options.contains(.removePreviousFile) { try DownloadFile.checkReplaceable(destination) }
         let directory = destination.deletingLastPathComponent()

@@ -13,27 +13,19 @@ extension SessionManager {
     /// `.becomeDownload` is ignored. Cancelling the calling Swift task before the head arrives
     /// cancels the task; after that, dropping the response or cancelling its reader cancels the
     /// exchange.
+    ///
+    /// `overrides` gives this request its own redirect policy and retrier (see ``TaskOverrides``);
+    /// its deadline is the request's ``Request/timeoutInterval`` as for any task. The request
+    /// body's upload progress goes to `uploadProgress`.
     /// - Throws: ``CourierError`` from the transport, redirects, the interceptor, or cancellation.
-    public func stream(_ request: Request) async throws -> StreamedResponse {
-        try await stream(request, uploadProgress: nil)
-    }
-
-    /// ``stream(_:)`` with the request body's upload progress reported to `uploadProgress`.
-    /// - Throws: as ``stream(_:)``.
-    public func stream(_ request: Request, uploadProgress: ProgressHandler?) async throws -> StreamedResponse {
-        try await stream(request, overrides: TaskOverrides(), uploadProgress: uploadProgress)
-    }
-
-    /// ``stream(_:)`` with this request's own redirect policy and retrier (see ``TaskOverrides``);
-    /// its deadline is the request's ``Request/timeoutInterval`` as for any task.
-    /// - Throws: as ``stream(_:)``.
     public func stream(
-        _ request: Request, overrides: TaskOverrides, uploadProgress: ProgressHandler? = nil
+        _ request: Request, overrides: TaskOverrides = TaskOverrides(), uploadProgress: ProgressHandler? = nil
     ) async throws -> StreamedResponse {
         let handoff = StreamHandoff()
         let task = makeTask(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: nil,
-            streamHandoff: handoff, overrides: overrides)
+            streamHandoff: handoff, overrides: overrides
+        ).task
         let response = try await task.response()
         guard let body = handoff.take() else {
             // The task completed without reaching its body: it cannot, but a missing body must
@@ -47,7 +39,7 @@ extension SessionManager {
     }
 }
 
-/// Where a stream task leaves the final response's body, unread, for ``SessionManager/stream(_:)``.
+/// Where a stream task leaves the final response's body, unread, for ``SessionManager/stream(_:overrides:uploadProgress:)``.
 /// Dropped unread (the caller gave up first), the body cancels its exchange.
 final class StreamHandoff: Sendable {
     private let body = NIOLockedValueBox<BodyChunks?>(nil)

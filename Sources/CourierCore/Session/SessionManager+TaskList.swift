@@ -1,20 +1,9 @@
 /// The manager's list of unfinished tasks: a task joins it when made and leaves it when it
 /// completes, each in one turn of the manager's lock that also reads the hooks the task needs.
 extension SessionManager {
-    /// Makes a task and puts it on the list.
+    /// Makes a task, puts it on the list and reads the session's hooks, in one turn of the lock
+    /// (an awaited task runs with those hooks, so it need not take the lock again).
     func makeTask(
-        kind: SessionTask.Kind, request: Request, uploadProgress: ProgressHandler?,
-        downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil,
-        streamHandoff: StreamHandoff? = nil, overrides: TaskOverrides = TaskOverrides()
-    ) -> SessionTask {
-        makeTaskReadingHooks(
-            kind: kind, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
-            download: download, streamHandoff: streamHandoff, overrides: overrides
-        ).task
-    }
-
-    /// Makes and registers a task, and reads the session's hooks, in one turn of the lock.
-    func makeTaskReadingHooks(
         kind: SessionTask.Kind, request: Request, uploadProgress: ProgressHandler?,
         downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil,
         streamHandoff: StreamHandoff? = nil, overrides: TaskOverrides = TaskOverrides()
@@ -22,8 +11,7 @@ extension SessionManager {
         state.withLockedValue { state in
             let task = SessionTask(
                 identifier: state.nextIdentifier, kind: kind, request: request.movingURLCredentialsToAuthorization(),
-                manager: self,
-                uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download,
+                manager: self, uploadProgress: uploadProgress, downloadProgress: downloadProgress, download: download,
                 streamHandoff: streamHandoff, overrides: overrides)
             state.nextIdentifier += 1
             state.tasks[task.identifier] = task

@@ -134,7 +134,8 @@ public final class SessionManager: Sendable {
     ) -> SessionTask {
         makeTask(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
-            overrides: overrides)
+            overrides: overrides
+        ).task
     }
 
     /// A task that uploads `data` as the body of `request`.
@@ -144,7 +145,7 @@ public final class SessionManager: Sendable {
     ) -> SessionTask {
         var request = request
         request.body = .data(data)
-        return makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress)
+        return uploadTask(withStreamedRequest: request, progress: progress, downloadProgress: downloadProgress)
     }
 
     /// A task that uploads the file at `fileURL` as the body of `request`, streamed from disk.
@@ -155,7 +156,7 @@ public final class SessionManager: Sendable {
     ) throws -> SessionTask {
         var request = request
         request.body = try .file(fileURL)
-        return makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress)
+        return uploadTask(withStreamedRequest: request, progress: progress, downloadProgress: downloadProgress)
     }
 
     /// A task that uploads the body `request` already has (a multipart form, a stream).
@@ -163,7 +164,7 @@ public final class SessionManager: Sendable {
         withStreamedRequest request: Request, progress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil
     ) -> SessionTask {
-        makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress)
+        makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress).task
     }
 
     /// A task that streams the response body to a temporary file in constant memory, then moves
@@ -177,7 +178,8 @@ public final class SessionManager: Sendable {
     ) -> SessionTask {
         makeTask(
             kind: .download, request: request, uploadProgress: nil, downloadProgress: progress,
-            download: .init(options: options, destination: destination, resumeData: nil))
+            download: .init(options: options, destination: destination, resumeData: nil)
+        ).task
     }
 
     /// A task that continues a cancelled download from its ``ResumeData``.
@@ -187,7 +189,8 @@ public final class SessionManager: Sendable {
     ) -> SessionTask {
         makeTask(
             kind: .download, request: Request(url: resumeData.url), uploadProgress: nil, downloadProgress: progress,
-            download: .init(options: options, destination: destination, resumeData: resumeData))
+            download: .init(options: options, destination: destination, resumeData: resumeData)
+        ).task
     }
 
     // MARK: Async forms (each task runs on the calling Swift task; cancelling it cancels the request)
@@ -197,7 +200,7 @@ public final class SessionManager: Sendable {
     public func data(
         for request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
-        let (task, hooks) = makeTaskReadingHooks(
+        let (task, hooks) = makeTask(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
         return try await task.response(hooks: hooks)
     }

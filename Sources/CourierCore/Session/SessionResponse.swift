@@ -68,15 +68,6 @@ public struct SessionResponse: Sendable {
     }
 }
 
-extension CourierError {
-    /// The error a caller's closure threw, kept as it is: a ``CourierError`` passes through
-    /// unchanged, any other error becomes the underlying error of a `.hookFailed` one.
-    static func hookFailed(_ error: any Error, _ message: @autoclosure () -> String) -> CourierError {
-        if let error = error as? CourierError { return error }
-        return CourierError(.hookFailed, message(), underlyingError: error)
-    }
-}
-
 extension SessionResponse {
     /// This response with its body run through `serializer`: the one place a task's outcome
     /// becomes a ``DataResponse``, for ``SessionManager`` and ``HTTPSessionManager`` alike.

@@ -30,7 +30,7 @@ public struct ExchangeContext: Sendable {
     /// transport may ignore it.
     public var readAheadLimit: Int?
     /// True when the body goes to a reader as it arrives (a download to a file, a
-    /// ``SessionManager/stream(_:)``, a data task that a `didReceiveResponse` hook may turn into
+    /// ``SessionManager/stream(_:overrides:uploadProgress:)``, a data task that a `didReceiveResponse` hook may turn into
     /// a download), so that the reader's pace must hold the server back;
     /// false when the session collects it in memory. `AsyncHTTPClientTransport` may write such a
     /// download's file on the event loop (its `writesDownloadsOnEventLoop`).

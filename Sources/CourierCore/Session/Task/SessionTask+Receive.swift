@@ -98,21 +98,6 @@ extension SessionTask {
         }
     }
 
-    /// What a handed-over download file (``ResponseBodyFile``) reports after each write, on the transport's thread:
-    /// the progress, and whether the transport may go on writing (not while the task is paused or stopping).
-    private func handedOverFileDidWrite(_ size: Int64, of total: Int64?) -> Bool {
-        let now = machine.withLockedValue { machine in
-            (
-                progress: machine.downloadProgress.advance(completed: size, total: total),
-                keepsGoing: !machine.isPaused && !machine.isStopping
-            )
-        }
-        guard let progress = now.progress, let handler = downloadProgressHandler else { return now.keepsGoing }
-        // The handler may have paused or cancelled the task.
-        handler(progress)
-        return machine.withLockedValue { !$0.isPaused && !$0.isStopping }
-    }
-
     fileprivate static func tooLarge(head: ResponseHead, url: URL, cap: Int, size: String) -> CourierError {
         CourierError(
             .responseTooLarge,
@@ -145,11 +130,10 @@ extension SessionTask {
         let bodyLength = Self.expectedLength(head, request: request)
         let total = bodyLength.map { $0 + startOffset }
         do {
-            if startOffset > 0 { reportDownload(completed: startOffset, total: total) }
             var iterator = body.makeAsyncIterator()
             // A hook that sees every chunk needs them here, on the task.
             var fileWriter = didReceiveData == nil ? body.fileWriter : nil
-            try await waitWhileSuspended()
+            try await waitWhileSuspended(reportingDownload: startOffset > 0 ? startOffset : nil, of: total)
             while let chunk = try await iterator.next() {
                 didReceiveData?(self, chunk)
                 let started = fileWriter == nil ? nil : NIODeadline.now()
@@ -161,7 +145,10 @@ extension SessionTask {
                     fileWriter = nil
                     guard keptUp else { continue }
                     try await writer.writeRemainingBody(
-                        to: ResponseBodyFile(file: file) { [self] size in self.handedOverFileDidWrite(size, of: total) }
+                        to: ResponseBodyFile(file: file) { [self] size in
+                            // The transport may go on writing while the task is neither paused nor stopping.
+                            (try? self.isPaused(reportingDownload: size, of: total)) == false
+                        }
                     )
                     try await waitWhileSuspended(reportingDownload: file.bytesWritten, of: total)
                 }
@@ -199,7 +186,8 @@ extension SessionTask {
             do {
                 destination = try download.destination(file.url, head)
             } catch {
-                throw CourierError.hookFailed(error, "the download destination for \(head.url.absoluteString) threw")
+                throw CourierError.wrapping(
+                    error, as: .hookFailed, "the download destination for \(head.url.absoluteString) threw")
             }
             try file.move(to: destination, options: download.options)
             download.partial?.removeSidecar()

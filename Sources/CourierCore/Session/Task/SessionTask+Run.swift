@@ -60,12 +60,10 @@ extension SessionTask {
     /// and hooks word their own), anything else as `.transportFailed` around it. Whether the
     /// task was cancelled or ran out of time is the state machine's to say, not this.
     func courierError(_ error: any Error, url: URL) -> CourierError {
-        if let error = error as? CourierError { return error }
         if error is CancellationError { return cancelledError() }
         let target = url.absoluteString
-        return CourierError(
-            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
-            underlyingError: error)
+        return .wrapping(
+            error, as: .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target)
     }
 
     @inline(__always)  // One caller; a frame less per task.
@@ -181,14 +179,10 @@ extension SessionTask {
         let request = state.request
         do {
             state.adapted(to: try await untilStopped { try await adapter.adapt(request) })
-        } catch let error as CourierError {
-            // Typed already (an AuthenticationInterceptor's failed refresh, say): the task
-            // fails with it as it is, as with a hook's CourierError.
-            throw error
         } catch {
-            throw CourierError(
-                .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
-                offendingInput: request.url.absoluteString, underlyingError: error)
+            throw CourierError.wrapping(
+                error, as: .requestAdaptationFailed, "adapting the request to \(request.url.absoluteString) failed",
+                offendingInput: request.url.absoluteString)
         }
     }
 
@@ -251,8 +245,8 @@ extension SessionTask {
                 let request = next
                 next.body = try await untilStopped { try await needNewBody(self, request) }
             } catch  where !isStopping {
-                throw CourierError.hookFailed(
-                    error, "the need-new-body-stream hook for \(next.url.absoluteString) threw")
+                throw CourierError.wrapping(
+                    error, as: .hookFailed, "the need-new-body-stream hook for \(next.url.absoluteString) threw")
             }
         }
         next = AttemptPolicy.redirectTarget(next, resuming: download?.resumeData != nil)

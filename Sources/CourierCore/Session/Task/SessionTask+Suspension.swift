@@ -13,12 +13,13 @@ extension SessionTask {
     }
 
     /// The synchronous part of ``waitWhileSuspended(reportingDownload:of:)``: true when the task
-    /// is paused. A function of its own, never inlined: inlined, its locals and its error were
+    /// is paused; also what a transport writing a handed-over download file (``ResponseBodyFile``)
+    /// asks after each write, on its own thread. A function of its own, never inlined: inlined, its locals and its error were
     /// part of the async frame of every reader that calls it (a receiving task's frame holds only
     /// what lives across its suspensions; see BENCHMARKS.md, "What an open HTTP/2 request holds").
     /// - Throws: `.cancelled` once the task is stopping.
     @inline(never)
-    private func isPaused(reportingDownload completed: Int64?, of total: Int64?) throws -> Bool {
+    func isPaused(reportingDownload completed: Int64?, of total: Int64?) throws -> Bool {
         var now = machine.withLockedValue { machine in
             (
                 progress: completed.flatMap { machine.downloadProgress.advance(completed: $0, total: total) },

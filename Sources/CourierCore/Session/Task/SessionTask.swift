@@ -285,10 +285,6 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         report(\.uploadProgress, to: uploadProgressHandler) { $0.finish() }
     }
 
-    func reportDownload(completed: Int64, total: Int64?) {
-        report(\.downloadProgress, to: downloadProgressHandler) { $0.advance(completed: completed, total: total) }
-    }
-
     func finishDownload() {
         report(\.downloadProgress, to: downloadProgressHandler) { $0.finish() }
     }
