@@ -2,14 +2,15 @@ import Courier
 import Foundation
 
 /// The resumable-upload rows (issue 45): the big file uploaded with tus (or the IETF draft) to
-/// the test server's `/files/`, with the library's defaults (what `courier --resumable` sends:
-/// `OPTIONS`, a creation carrying the first 4 MiB, then one `PATCH` for the rest). The server
-/// hashes what arrives, as its `/upload` does for the plain upload this row is compared with;
-/// its report (`GET` of the upload's URL, after the timed section) travels back to the driver,
-/// which checks the sha256.
+/// the test server's `/files/` (`--endpoint`, relative to `--url`: `files/?hash=0` for the timed
+/// runs, whose server counts the bytes and hashes none), with the library's defaults (what
+/// `courier --resumable` sends: `OPTIONS`, a creation carrying the first 4 MiB, then one `PATCH`
+/// for the rest). The server's report of the upload (`GET` of its URL, after the timed section)
+/// travels back to the driver, which checks its length and, for a hashed upload, its sha256.
 enum ResumableUploads {
     static func courier(options: Options, uploadProtocol: ResumableUploadProtocol) async throws -> Measurement {
         let base = try CourierSession.url(try options.string("url"))
+        let endpoint = options.string("endpoint", default: "files/")
         let fileURL = URL(fileURLWithPath: try options.string("path"))
         let chunkSize = try options.int("chunk-size", default: 0)
         let transport = AsyncHTTPClientTransport()
@@ -18,7 +19,7 @@ enum ResumableUploads {
             let uploadOptions = ResumableUploadOptions(
                 uploadProtocol: uploadProtocol, chunkSize: chunkSize > 0 ? Int64(chunkSize) : nil)
             let (elapsed, done) = try await measureAsync {
-                try await manager.post.resumable("files/", .file(fileURL), options: uploadOptions)
+                try await manager.post.resumable(endpoint, .file(fileURL), options: uploadOptions)
             }
             let report = try await manager.session.data(for: Request(url: done.uploadURL)).data
             try await manager.session.shutdown()
