@@ -662,7 +662,7 @@ def workloads(ctx: Context):
     no_resumable = missing("resumable-upload") or no_server
     rows.append(Workload(
         "resumable-upload", f"Resumable upload (tus), {human(BIG)} file to the test server /files/?hash=0 "
-        "(OPTIONS, a creation with the first 4 MiB, one PATCH)",
+        "(a creation, one PATCH)",
         plain_upload_peer, "GB/s",
         resumable_upload("courier"), courier_upload(sink),
         "≥ 0.9× the plain upload, RSS ≤ 64 MiB (issue 45)", absolute_or_ratio(minimum_ratio=0.9, max_rss_mib=64),

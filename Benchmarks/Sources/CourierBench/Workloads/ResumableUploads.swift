@@ -4,9 +4,9 @@ import Foundation
 /// The resumable-upload rows (issue 45): the big file uploaded with tus (or the IETF draft) to
 /// the test server's `/files/` (`--endpoint`, relative to `--url`: `files/?hash=0` for the timed
 /// runs, whose server counts the bytes and hashes none), with the library's defaults (what
-/// `courier --resumable` sends: `OPTIONS`, a creation carrying the first 4 MiB, then one `PATCH`
-/// for the rest). The server's report of the upload (`GET` of its URL, after the timed section)
-/// travels back to the driver, which checks its length and, for a hashed upload, its sha256.
+/// `courier --resumable` sends: a creation, then one `PATCH` of the whole file). The server's
+/// report of the upload (`GET` of its URL, after the timed section) travels back to the driver,
+/// which checks its length and, for a hashed upload, its sha256.
 enum ResumableUploads {
     static func courier(options: Options, uploadProtocol: ResumableUploadProtocol) async throws -> Measurement {
         let base = try CourierSession.url(try options.string("url"))
