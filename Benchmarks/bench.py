@@ -625,6 +625,64 @@ def workloads(ctx: Context):
         "curl -F", "GB/s",
         c_ceiling_upload, curl_upload(sink),
         "— (the machine's ceiling for the upload row)", reported(), missing=""))
+
+    # Issue 45: resumable uploads, timed the way the upload row is: the timed runs send to servers
+    # that count the bytes and hash nothing (a hashing server costs this 2-core machine more than
+    # sending, and would make every client look the same; the test server's /upload even hashes
+    # twice, the body and the part), and untimed runs check sha256 at the test server first.
+    # The resumable side goes to the test server's /files/ with hash=0 (it counts and keeps the
+    # offset only), the plain upload to the discarding sink, as in the upload row.
+    def check_upload_report(hashed):
+        def check(report):
+            server_report = json.loads(report.get("server_report") or "{}")
+            if server_report.get("offset") != BIG or not server_report.get("complete"):
+                return f"server holds {server_report.get('offset')} of {BIG} bytes, complete {server_report.get('complete')}"
+            if hashed and server_report.get("sha256") != ctx.big_sha256:
+                return f"server sha256 {server_report.get('sha256')} != file sha256 {ctx.big_sha256}"
+            return None
+        return check
+
+    def files_endpoint(hashed):
+        return ctx.server_url + "/files/" + ("" if hashed else "?hash=0")
+
+    def resumable_upload(impl, hashed=False):
+        # courier-bench takes the endpoint relative to the server's root, as the CLI's users do.
+        return lambda: swift_run([b, "resumable-upload", impl, "--url", ctx.server_url + "/",
+                                  "--endpoint", files_endpoint(hashed)[len(ctx.server_url) + 1:], "--path", ctx.big_path],
+                                 per_second("bytes"), check_upload_report(hashed))
+
+    def tuspy_upload(hashed=False):
+        def go():
+            argv = [ctx.python, os.path.join(HERE, "peers", "tuspy_upload.py"), files_endpoint(hashed), ctx.big_path]
+            return swift_run(argv, per_second("bytes"), check_upload_report(hashed))
+        return go
+
+    plain_upload_peer = "Courier's plain upload of the same file (the upload row's, multipart to the sink)"
+    plain_check = ("courier plain upload, sha256 at /upload", courier_upload(server))
+    no_resumable = missing("resumable-upload") or no_server
+    rows.append(Workload(
+        "resumable-upload", f"Resumable upload (tus), {human(BIG)} file to the test server /files/?hash=0 "
+        "(a creation, one PATCH)",
+        plain_upload_peer, "GB/s",
+        resumable_upload("courier"), courier_upload(sink),
+        "≥ 0.9× the plain upload, RSS ≤ 64 MiB (issue 45)", absolute_or_ratio(minimum_ratio=0.9, max_rss_mib=64),
+        missing=no_resumable,
+        verify=[("courier tus, sha256 at /files/", resumable_upload("courier", hashed=True)), plain_check]
+        if not no_resumable else []))
+    rows.append(Workload(
+        "resumable-upload-ietf", f"Resumable upload (IETF draft, interop version 8), {human(BIG)} file to the "
+        "test server /files/?hash=0", plain_upload_peer, "GB/s",
+        resumable_upload("courier-ietf"), courier_upload(sink),
+        "— (the draft beside tus; RSS ≤ 64 MiB, issue 45)", reported(max_rss_mib=64), missing=no_resumable,
+        verify=[("courier draft, sha256 at /files/", resumable_upload("courier-ietf", hashed=True))]
+        if not no_resumable else []))
+    rows.append(Workload(
+        "resumable-upload-tuspy", f"Peer, not Courier: tuspy (tus-py-client) uploading the same {human(BIG)} "
+        "to the same /files/?hash=0 with its defaults (one PATCH, the file read into memory; peers/tuspy_upload.py)",
+        plain_upload_peer, "GB/s",
+        tuspy_upload(), courier_upload(sink),
+        "— (the tus client beside Courier's, issue 45)", reported(), missing=no_server,
+        verify=[("tuspy, sha256 at /files/", tuspy_upload(hashed=True))] if not no_server else []))
     rows.append(Workload(
         "download", f"Download, {human(BIG)} to a file"
         + (" (test server /bytes)" if not no_server else " (bench server /bytes: test server not on main)"),
@@ -1288,13 +1346,13 @@ def main():
         all_rows = workloads(ctx)
         rows = select_rows(all_rows, selected)
         needs_big = any(w.key in ("multipart-file", "upload", "upload-reference", "upload-ceiling-c", "upload-urlsession",
-                                  "cli-offline", "cli-upload")
+                                  "cli-offline", "cli-upload") or w.key.startswith("resumable-upload")
                         for w in rows)
         needs_h2 = any(w.key.startswith("h2-") for w in rows)
         needs_server = needs_h2 or any(w.key in ("upload", "upload-reference", "download", "small-gets", "cli-upload",
                                                  "stream")
                                        for w in rows)
-        needs_server = needs_server or any(w.key.startswith(("cached-gets", "download", "cli-download", "upload",
+        needs_server = needs_server or any(w.key.startswith(("cached-gets", "download", "cli-download", "upload", "resumable-upload",
                                                              "small-gets", "stream-", "held-requests"))
                                            for w in rows)
         if needs_big:
@@ -1347,7 +1405,7 @@ def run_facts(ctx, selected, started, elapsed, load_before):
         except (OSError, subprocess.SubprocessError, IndexError):
             return "unknown"
     versions = first_line([ctx.python, "-c", "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' "
-                           "for p in ('requests-toolbelt', 'httpie', 'httpbin', 'gunicorn')))"])
+                           "for p in ('requests-toolbelt', 'httpie', 'httpbin', 'gunicorn', 'tuspy')))"])
     curl = " ".join(first_line([ctx.curl, "--version"]).split()[:2])
     model = "unknown CPU"
     with open("/proc/cpuinfo") as handle:

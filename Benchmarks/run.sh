@@ -3,7 +3,7 @@
 #
 #   bash Benchmarks/run.sh [filter]     # filter: a substring of the workload keys, e.g. "multipart"
 #
-# Installs the peers (curl, GNU time, gcc from apt; requests-toolbelt, httpie, httpbin, gunicorn
+# Installs the peers (curl, GNU time, gcc from apt; requests-toolbelt, httpie, httpbin, gunicorn, tuspy
 # into a venv), builds the release executables, starts the loopback servers, alternates Courier
 # and each peer BENCH_RUNS times (default 5, never fewer), checks every result, stops the
 # servers, and prints how long each phase took. Sizes and counts can be shrunk for a quick look:
@@ -46,12 +46,12 @@ fi
 apt_done=$(now); child_cpu apt_cpu
 
 # Only what the peer rows import: toolbelt (multipart-file), httpie (cli rows), httpbin and
-# gunicorn (the CLI's interop check against a server that is not ours).
+# gunicorn (the CLI's interop check against a server that is not ours), tuspy (resumable-upload-tuspy).
 venv="$here/.venv-bench"
-if ! { [ -x "$venv/bin/http" ] && "$venv/bin/python" -c 'import requests_toolbelt, httpbin, gunicorn, sseclient' 2>/dev/null; }; then
-    log "installing requests-toolbelt, httpie, httpbin, gunicorn and sseclient-py into $venv"
+if ! { [ -x "$venv/bin/http" ] && "$venv/bin/python" -c 'import requests_toolbelt, httpbin, gunicorn, sseclient, tusclient' 2>/dev/null; }; then
+    log "installing requests-toolbelt, httpie, httpbin, gunicorn, sseclient-py and tuspy into $venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check requests-toolbelt httpie httpbin gunicorn sseclient-py==1.9.0
+    "$venv/bin/pip" install -q --disable-pip-version-check requests-toolbelt httpie httpbin gunicorn sseclient-py==1.9.0 tuspy
 fi
 venv_done=$(now); child_cpu venv_cpu
 

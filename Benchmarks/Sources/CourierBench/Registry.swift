@@ -37,6 +37,10 @@ enum Registry {
             "ahc-sendfile": { try await RawAsyncHTTPClientUpload.run(options: $0) },
             "courier-urlsession": { try await URLSessionRows.upload(options: $0) },
         ],
+        "resumable-upload": [
+            "courier": { try await ResumableUploads.courier(options: $0, uploadProtocol: .tus) },
+            "courier-ietf": { try await ResumableUploads.courier(options: $0, uploadProtocol: .ietf) },
+        ],
         "download": [
             "courier": { try await CourierSession.download(options: $0) }
         ],

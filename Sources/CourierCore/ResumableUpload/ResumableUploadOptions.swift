@@ -24,10 +24,11 @@ public struct ResumableUploadOptions: Sendable {
     /// draft's cancellation) and forgets it in the store; else (the default) it stays
     /// resumable, and the same call later continues it.
     public var terminatesOnCancel: Bool
-    /// tus only: when the server offers `creation-with-upload` (asked with `OPTIONS`), the
-    /// creation request carries up to this many bytes, which saves a round trip for small files
-    /// and risks at most this much on a creation whose answer is lost. 0 never sends data with
-    /// the creation (and asks no `OPTIONS`). Default 4 MiB.
+    /// tus only: when the first append (the whole upload, or its first ``chunkSize``) is at most
+    /// this many bytes and the server offers `creation-with-upload` (asked with `OPTIONS`), the
+    /// creation request carries it, which risks at most this much on a creation whose answer is
+    /// lost. A longer first append goes by `PATCH` with no `OPTIONS` asked (the rest would need a
+    /// `PATCH` anyway). 0 never sends data with the creation. Default 4 MiB.
     public var creationWithUploadLimit: Int64
     /// More `Upload-Metadata` pairs for tus (the file's `filename` and `filetype` are sent
     /// unless named here).

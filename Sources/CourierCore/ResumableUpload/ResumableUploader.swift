@@ -111,8 +111,13 @@ struct ResumableUploader {
         switch uploadProtocol {
         case .tus:
             headers["Upload-Metadata"] = tusMetadata
-            if options.creationWithUploadLimit > 0, source.length > 0, await offersCreationWithUpload() {
-                carried = min(source.length, options.creationWithUploadLimit, options.chunkSize ?? .max)
+            // Data rides with the creation only when it is the whole first append: a longer one
+            // still needs a PATCH after it, so asking OPTIONS would cost a request and save none.
+            let firstAppend = min(source.length, options.chunkSize ?? .max)
+            if options.creationWithUploadLimit > 0, firstAppend > 0, firstAppend <= options.creationWithUploadLimit,
+                await offersCreationWithUpload()
+            {
+                carried = firstAppend
             }
         case .ietf:
             headers["Upload-Complete"] = "?0"

@@ -16,11 +16,12 @@ import NIOHTTP1
 ///   upload then goes through); `hold=1` never answers the first append once its body is in;
 ///   `lie=N` reports an offset N bytes too low in the first offset retrieval after a cut, so
 ///   that the client's next append meets a 409; `limit=N` (the draft) announces
-///   `Upload-Limit: max-append-size=N` and answers a longer append with 413.
+///   `Upload-Limit: max-append-size=N` and answers a longer append with 413. `hash=0` keeps no
+///   SHA-256 of the upload (the benchmarks' timed runs: hashing costs more than sending).
 /// - `HEAD /files/<id>`: the offset; `PATCH /files/<id>`: appends from `Upload-Offset` (409 with
 ///   the server's offset when it differs); `DELETE /files/<id>`: forgets it.
 /// - `GET /files/<id>`: a JSON report (`offset`, `length`, `complete`, `sha256` of what arrived
-///   once the upload is whole, `appends`, `cuts`, `metadata`); `GET /files/`: `creations` and
+///   once the upload is whole and unless created with `hash=0`, `appends`, `cuts`, `metadata`); `GET /files/`: `creations` and
 ///   `bytes_received` since the server started.
 enum ResumableUploadEndpoints {
     static let tusVersion = "1.0.0"
@@ -86,7 +87,7 @@ enum ResumableUploadEndpoints {
         return .json([
             "id": .string(upload.id), "offset": .int(upload.offset), "length": .int(upload.length),
             "complete": .bool(upload.isComplete || (!upload.isDraft && whole)),
-            "sha256": whole ? .string(upload.hasher.finalize().hexString) : .null,
+            "sha256": whole && upload.hashes ? .string(upload.hasher.finalize().hexString) : .null,
             "appends": .int(Int64(upload.appends)), "cuts": .int(Int64(upload.cuts)),
             "metadata": .optional(upload.metadata), "draft": .bool(upload.isDraft),
         ])
@@ -141,7 +142,7 @@ enum ResumableUploadEndpoints {
             faults.appendLimit = isDraft ? request.queryInt("limit").map(Int64.init) : nil
             let id = registry.create(
                 length: length, metadata: request.header("Upload-Metadata") ?? request.header("Content-Disposition"),
-                isDraft: isDraft, faults: faults)
+                isDraft: isDraft, hashes: request.queryValue("hash") != "0", faults: faults)
             let location = request.absoluteURL("/files/\(id)")
             guard carriesData else {
                 var headers = protocolHeaders + [("Location", location)]
@@ -235,7 +236,10 @@ enum ResumableUploadEndpoints {
             registry.update(upload.id) { $0.isComplete = true }
             headers.append(("Upload-Complete", "?1"))
             return .json(
-                ["bytes": .int(upload.offset), "sha256": .string(upload.hasher.finalize().hexString)],
+                [
+                    "bytes": .int(upload.offset),
+                    "sha256": upload.hashes ? .string(upload.hasher.finalize().hexString) : .null,
+                ],
                 headers: headers)
         }
     }

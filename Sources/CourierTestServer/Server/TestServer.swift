@@ -88,6 +88,14 @@ public final class TestServer: Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 1024 * 1024))
+            // Reads start as small as NIO's default and grow to 1 MiB (NIO stops at 64 KiB) while
+            // they come back full: a large upload then costs the server a sixteenth of the reads
+            // and of the body parts its consumers see (the sink the upload rows time against reads
+            // the same way, so a resumable upload to /files/ is compared like with like).
+            .childChannelOption(
+                ChannelOptions.recvAllocator,
+                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
+            )
             .childChannelInitializer { channel in
                 if let tls, let http2 {
                     return HTTP2ConnectionSetup.configure(
