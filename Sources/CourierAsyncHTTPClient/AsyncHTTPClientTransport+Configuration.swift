@@ -172,11 +172,11 @@ extension AsyncHTTPClientTransport {
             }
             // Every HTTP/2 connection gets an HTTP2ConnectionGuard, which closes it when the server
             // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows), and an
-            // HTTP2DataCompactor, so that a stalled stream's frames hold only their own bytes.
+            // HTTP2StreamWindow, so that a stalled stream holds a small window of its own bytes.
             configuration.http2ConnectionDebugInitializer = { channel in
                 channel.runOnLoop {
                     HTTP2ConnectionGuard.install(onConnection: channel)
-                    HTTP2DataCompactor.install(onConnection: channel)
+                    HTTP2StreamWindow.install(onConnection: channel)
                 }
             }
             // Every HTTP/2 stream gets an HTTP2EarlyAnswerGuard first (it must stay next to
@@ -186,6 +186,7 @@ extension AsyncHTTPClientTransport {
                     HTTP2EarlyAnswerGuard.install(onStream: stream)
                     ResponseStatusGuard.install(onStream: stream)
                     HTTP2ConnectionGuard.install(onStream: stream)
+                    HTTP2StreamWindow.install(onStream: stream)
                 }
             }
             return configuration

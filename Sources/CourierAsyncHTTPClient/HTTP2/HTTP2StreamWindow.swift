@@ -1,0 +1,247 @@
+import NIOCore
+import NIOHTTP2
+
+/// Keeps each HTTP/2 stream's receive window at most ``target`` bytes ahead of what its reader
+/// has taken, and copies out the DATA frames that wait for a reader who stopped.
+///
+/// Why: AsyncHTTPClient 1.37 gives every stream swift-nio-http2's window manager with an 8 MiB
+/// target, fixed in its connection. A stream whose reader waits keeps what that window let in,
+/// 8 MiB per stalled stream, and each DATA frame is a slice of the decrypted TLS read it came in,
+/// which keeps the whole read alive (about 4× the frame against nginx). So this handler, right
+/// after NIOHTTP2's handler, takes over the window of every stream whose ``Tap`` (first in the
+/// stream's pipeline) tells it what the stream's reader took: it writes the stream's
+/// WINDOW_UPDATEs itself, drops the multiplexer's, and reports the stream's window to the
+/// multiplexer as ``silencedWindow`` so that its manager has nothing to update. A stream
+/// without a tap keeps swift-nio-http2's own window, so nothing can wait for a grant nobody
+/// sends.
+///
+/// Copies: a frame is copied out of its read only when it is a small part of that read and its
+/// stream's reader has not asked for more since its last frame, so the frame will wait. A
+/// reader that keeps up gets the slice itself (no copy on a fast download's path); what then
+/// waits in Courier's read-ahead is compacted there (`ResponseStreamStateMachine.compacted`).
+/// All of it runs on the connection's event loop.
+final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// The window each adopted stream is kept at: what a stalled stream holds at most.
+    /// BENCHMARKS.md ("HTTP/2 back-pressure") has what smaller and larger windows cost.
+    static let defaultTarget = 1 << 20
+    /// The window the multiplexer is told an adopted stream has: far over its manager's 8 MiB
+    /// target, so that it never asks for more, and far under `Int32.max`, whatever it adds.
+    static let silencedWindow = 1 << 30
+
+    /// One stream's window as this handler keeps it.
+    private struct Flow {
+        /// The stream's receive window as NIOHTTP2 counts it; nil until NIOHTTP2 created it.
+        var window: Int?
+        /// True once the stream's tap reports what its reader takes: only then is the window ours.
+        var isAdopted = false
+        /// Payload bytes received that the stream has not yet handed to its reader.
+        var held = 0
+        /// True while the stream's reader has asked for bytes it has not yet been given.
+        var isReading = false
+    }
+
+    let target: Int
+    private var flows: [HTTP2StreamID: Flow] = [:]
+    /// This handler's context while it is in a pipeline: a tap's report may lead to a grant.
+    private var context: ChannelHandlerContext?
+
+    init(target: Int = HTTP2StreamWindow.defaultTarget) {
+        self.target = max(target, 4)
+    }
+
+    /// Adds a window right after NIOHTTP2's handler of `channel`, an HTTP/2 connection; a
+    /// pipeline without one is left as it is. Call on the channel's event loop.
+    static func install(onConnection channel: any Channel) {
+        let sync = channel.pipeline.syncOperations
+        guard let http2 = try? sync.handler(type: NIOHTTP2Handler.self) else { return }
+        try? sync.addHandler(HTTP2StreamWindow(), position: .after(http2))
+    }
+
+    /// Adds a ``Tap`` first in an HTTP/2 stream's pipeline, when its connection has a window.
+    /// Call on the stream's event loop (its connection's).
+    static func install(onStream stream: any Channel) {
+        guard let parent = stream.parent,
+            let window = try? parent.pipeline.syncOperations.handler(type: HTTP2StreamWindow.self)
+        else { return }
+        try? stream.pipeline.syncOperations.addHandler(Tap(window), position: .first)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    // MARK: - Frames and events from NIOHTTP2's handler
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.payload {
+        case .data(let payload):
+            let flow = flows[frame.streamID]
+            if payload.endStream {
+                flows[frame.streamID] = nil
+            } else if flow?.isAdopted == true {
+                flows[frame.streamID]?.held += payload.data.readableBytes
+            }
+            // A stream nobody adopted keeps the old rule: every small slice is copied.
+            guard flow.map({ !($0.isAdopted && $0.isReading) }) ?? true,
+                let compacted = Self.compacted(frame, payload, allocator: context.channel.allocator)
+            else { break }
+            context.fireChannelRead(wrapInboundOut(compacted))
+            return
+        case .headers(let headers) where headers.endStream:
+            flows[frame.streamID] = nil
+        default:
+            break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let created as NIOHTTP2StreamCreatedEvent:
+            if let initial = created.remoteInitialWindowSize {
+                flows[created.streamID, default: Flow()].window = Int(initial)
+            }
+        case let updated as NIOHTTP2WindowUpdatedEvent where updated.streamID != .rootStream:
+            guard let window = updated.inboundWindowSize, flows[updated.streamID] != nil else { break }
+            flows[updated.streamID]?.window = window
+            guard flows[updated.streamID]?.isAdopted == true else { break }
+            let silenced = NIOHTTP2WindowUpdatedEvent(
+                streamID: updated.streamID, inboundWindowSize: Self.silencedWindow,
+                outboundWindowSize: updated.outboundWindowSize)
+            context.fireUserInboundEventTriggered(silenced)
+            return
+        case let closed as StreamClosedEvent:
+            flows[closed.streamID] = nil
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    // MARK: - Frames from the multiplexer
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let frame = unwrapOutboundIn(data)
+        if case .windowUpdate = frame.payload, frame.streamID != .rootStream, flows[frame.streamID]?.isAdopted == true {
+            // The multiplexer's grant for a stream whose window this handler keeps.
+            promise?.succeed(())
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
+    // MARK: - Reports from the streams' taps
+
+    /// The stream `streamID` reports what its reader takes from now on; `isReading` says
+    /// whether the reader asked for bytes already. Nothing is granted before the reader takes
+    /// its first bytes, as swift-nio-http2 does: an answer within the initial window (most
+    /// are) costs no WINDOW_UPDATE.
+    func adopt(_ streamID: HTTP2StreamID, isReading: Bool) {
+        flows[streamID, default: Flow()].isAdopted = true
+        flows[streamID]?.isReading = isReading
+    }
+
+    /// The reader of `streamID` asked for bytes.
+    func streamAsksToRead(_ streamID: HTTP2StreamID) {
+        flows[streamID]?.isReading = true
+    }
+
+    /// The reader of `streamID` was given a frame with `bytes` of payload (zero for other frames).
+    func streamGave(_ streamID: HTTP2StreamID, bytes: Int) {
+        guard var flow = flows[streamID] else { return }
+        flow.held = max(0, flow.held - bytes)
+        flow.isReading = false
+        flows[streamID] = flow
+        if bytes > 0 { grantIfDue(streamID) }
+    }
+
+    /// Tops the window of `streamID` up to ``target`` ahead of its reader once a quarter of it
+    /// is missing: a WINDOW_UPDATE for every ``target``/4 bytes taken.
+    private func grantIfDue(_ streamID: HTTP2StreamID) {
+        guard let context, let flow = flows[streamID], flow.isAdopted, let window = flow.window else { return }
+        let increment = target - (window + flow.held)
+        guard increment >= target / 4 else { return }
+        // NIOHTTP2 reports the new window (an event) while the frame is written; set it first.
+        flows[streamID]?.window = window + increment
+        let grant = HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))
+        context.writeAndFlush(wrapOutboundOut(grant), promise: nil)
+    }
+
+    /// `frame` with its payload copied out of the read it is a small part of; nil when it is
+    /// most of its storage, or not a byte buffer.
+    private static func compacted(
+        _ frame: HTTP2Frame, _ payload: HTTP2Frame.FramePayload.Data, allocator: ByteBufferAllocator
+    ) -> HTTP2Frame? {
+        guard case .byteBuffer(let bytes) = payload.data,
+            bytes.storageCapacity > 2 * bytes.readableBytes + 4096
+        else { return nil }
+        var copy = allocator.buffer(capacity: bytes.readableBytes)
+        copy.writeImmutableBuffer(bytes)
+        var payload = payload
+        payload.data = .byteBuffer(copy)
+        return HTTP2Frame(streamID: frame.streamID, payload: .data(payload))
+    }
+}
+
+extension HTTP2StreamWindow {
+    /// First in an HTTP/2 stream's pipeline: tells the connection's ``HTTP2StreamWindow`` when
+    /// the stream's reader asks for bytes and what it was given.
+    ///
+    /// A client stream has its ID once its first frames are flushed; the tap adopts the stream
+    /// then, before any answer can arrive.
+    final class Tap: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTP2Frame.FramePayload
+        typealias InboundOut = HTTP2Frame.FramePayload
+        typealias OutboundIn = HTTP2Frame.FramePayload
+        typealias OutboundOut = HTTP2Frame.FramePayload
+
+        private let window: HTTP2StreamWindow
+        private var streamID: HTTP2StreamID?
+        private var isReading = false
+
+        /// `streamID` is for a stream that has one already (tests); others look it up on flush.
+        init(_ window: HTTP2StreamWindow, streamID: HTTP2StreamID? = nil) {
+            self.window = window
+            self.streamID = streamID
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            if let streamID { window.adopt(streamID, isReading: isReading) }
+        }
+
+        func read(context: ChannelHandlerContext) {
+            isReading = true
+            if let streamID { window.streamAsksToRead(streamID) }
+            context.read()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            isReading = false
+            if let streamID {
+                var bytes = 0
+                if case .data(let payload) = unwrapInboundIn(data) { bytes = payload.data.readableBytes }
+                window.streamGave(streamID, bytes: bytes)
+            }
+            context.fireChannelRead(data)
+        }
+
+        func flush(context: ChannelHandlerContext) {
+            context.flush()
+            guard streamID == nil,
+                let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+            else { return }
+            self.streamID = streamID
+            window.adopt(streamID, isReading: isReading)
+        }
+    }
+}
