@@ -162,8 +162,8 @@ struct HTTP2TransportTests {
     }
 
     /// The server retires each connection after 50 streams, as nginx's `keepalive_requests`
-    /// does; 10,000 GETs, 32 at a time, all succeed, and the POSTs beside them (over HTTP/2 as
-    /// well) succeed or end in a typed error.
+    /// does; 10,000 requests, 32 at a time, all succeed: the GETs and the POSTs beside them (over
+    /// HTTP/2 as well).
     @Test func tenThousandRequestsThroughConnectionsRetiredEveryFiftyStreamsAllSucceed() async throws {
         try await Self.withHTTP2(HTTP2Options(streamsPerConnection: 50)) { server, manager in
             let total = 10_000
