@@ -370,6 +370,11 @@ public final class AsyncHTTPClientTransport: Transport {
                 "the server retired the HTTP/2 connection before processing the request to \(target) (\(leftOut))",
                 offendingInput: target, underlyingError: error)
         }
+        if error is HTTP2StreamNeverOpened {
+            return CourierError(
+                .connectionFailed, "the HTTP/2 connection to \(target) closed before the request was sent",
+                offendingInput: target, underlyingError: error)
+        }
         if let cut = error as? HTTP2EarlyAnswerCut {
             return CourierError(
                 .connectionFailed,

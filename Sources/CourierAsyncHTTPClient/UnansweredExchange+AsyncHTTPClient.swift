@@ -32,6 +32,8 @@ extension UnansweredExchange {
             // with SO_LINGER 0, or a middlebox that forgot it, as the request arrives. curl and
             // Go's transport send the request once more on a new connection, as after a close.
             self = .connectionClosed
+        } else if error is HTTP2StreamNeverOpened {
+            self = .unsent
         } else if error is HTTP2StreamLeftOutByGoAway {
             self = .refused
         } else if let closed = error as? NIOHTTP2Errors.StreamClosed {

@@ -155,6 +155,20 @@ final class HTTP2ConnectionGuard {
         }
     }
 
+    /// Why `stream`, closing without an answer, provably reached no server, if it did: it never
+    /// got a stream ID, so none of its frames was written (AsyncHTTPClient writes the request
+    /// head only once the stream is writable); or its ID is above the last-stream-id of a GOAWAY
+    /// the server sent (RFC 9113 §6.8), whatever NIOHTTP2 reported for it. Nil for a stream that
+    /// may have been processed. Call on the stream's event loop.
+    fileprivate func unprocessed(_ stream: any Channel) -> (any Error)? {
+        guard let options = stream.syncOptions else { return nil }
+        guard let id = try? options.getOption(HTTP2StreamChannelOptions.streamID) else {
+            return HTTP2StreamNeverOpened()
+        }
+        guard let last = goAwayLastStreamID, id > last else { return nil }
+        return HTTP2StreamLeftOutByGoAway(streamID: id, lastStreamID: last)
+    }
+
     private static func describe(_ error: any Error) -> String {
         switch error {
         case is NIOHTTP2Errors.ExcessiveContinuationFrames: return "more CONTINUATION frames than allowed"
@@ -305,7 +319,13 @@ extension HTTP2ConnectionGuard {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            if let failure = state.failure { context.fireErrorCaught(failure) }
+            if let failure = state.failure {
+                context.fireErrorCaught(failure)
+            } else if let unprocessed = state.unprocessed(context.channel) {
+                // Without it AsyncHTTPClient reports a bare "connection closed", which a POST may
+                // not be resent after.
+                context.fireErrorCaught(unprocessed)
+            }
             context.fireChannelInactive()
         }
     }
@@ -327,6 +347,13 @@ struct HTTP2StreamLeftOutByGoAway: Error, Hashable, CustomStringConvertible {
     let lastStreamID: HTTP2StreamID
 
     var description: String { "a GOAWAY with last-stream-id \(lastStreamID) left stream \(streamID) unprocessed" }
+}
+
+/// A stream closed before any of its frames was written (it had no stream ID yet): nothing of
+/// its request left the client, so it may go out again whatever its method
+/// (`UnansweredExchange.unsent`).
+struct HTTP2StreamNeverOpened: Error, Hashable, CustomStringConvertible {
+    var description: String { "the HTTP/2 connection closed before the request's stream was opened" }
 }
 
 /// The kind of a decoded frame, for messages.

@@ -20,6 +20,9 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
     private var goAwayLastStreamID: HTTP2StreamID?
     private var isClosing = false
     private var lingering: Scheduled<Void>?
+    /// Closes a retiring connection that NIOHTTP2 reported an error on, should its kept streams
+    /// not finish.
+    private var drainDeadline: Scheduled<Void>?
 
     /// Writes the raw frames of a hostile server's floods, under NIOHTTP2.
     private let floodWriter: HTTP2FloodWriter
@@ -51,12 +54,28 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
         isClosing = true
         lingering?.cancel()
         lingering = nil
+        drainDeadline?.cancel()
+        drainDeadline = nil
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // NIOHTTP2 has already answered a protocol error with GOAWAY; TLS and socket errors
-        // leave nothing worth keeping.
+        // A retiring connection lets the streams its GOAWAY kept finish, as nginx does: the
+        // client's frames for the streams the GOAWAY left out cross it and make NIOHTTP2 report
+        // errors (NoSuchStream, RaisedGoawayLastStreamID) that say nothing about those streams.
+        // Closing at once cut their answers off. It closes once they are done, within
+        // ``lingerLimit`` in case the error stopped NIOHTTP2 for good.
+        if goAwayLastStreamID != nil, !isClosing, error is any NIOHTTP2Error || error is NIOHTTP2Errors.StreamError {
+            if drainDeadline == nil {
+                drainDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerLimit) { [self] in
+                    closeAfterFlushing()
+                }
+            }
+            closeIfDrained()
+            return
+        }
+        // Before any GOAWAY, NIOHTTP2 has already answered a protocol error with one; TLS and
+        // socket errors leave nothing worth keeping.
         context.close(promise: nil)
     }
 
@@ -118,6 +137,8 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
     private func closeAfterFlushing() {
         guard let context, !isClosing else { return }
         isClosing = true
+        drainDeadline?.cancel()
+        drainDeadline = nil
         let written = context.eventLoop.makePromise(of: Void.self)
         let ping = HTTP2Frame(
             streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 0x436F_7572_6965_7221), ack: false))

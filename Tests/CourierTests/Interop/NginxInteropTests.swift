@@ -141,30 +141,7 @@ struct NginxInteropTests {
     /// whatever their method, since the server promised it never processed them).
     @Test func aThousandJSONPostsThroughRetiringHTTP2ConnectionsAllSucceed() async throws {
         try await withNginx { servers, manager in
-            let failures = NIOLockedValueBox<[String]>([])
-            await withTaskGroup(of: Void.self) { group in
-                for worker in 0..<16 {
-                    group.addTask {
-                        for index in stride(from: worker, to: 1_000, by: 16) {
-                            var request = Request(
-                                method: .post, url: servers.http2.appendingPathComponent("echo"),
-                                body: .data(Data("{\"index\": \(index)}".utf8)))
-                            try? request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                            do {
-                                let response = try await manager.data(for: request)
-                                if response.response.status.code != 200
-                                    || response.response.httpVersion != HTTPProtocolVersion(major: 2, minor: 0)
-                                {
-                                    failures.withLockedValue { $0.append("\(index): \(response.response.status.code)") }
-                                }
-                            } catch {
-                                failures.withLockedValue { $0.append("\(index): \(error)") }
-                            }
-                        }
-                    }
-                }
-            }
-            let lost = failures.withLockedValue { $0 }
+            let lost = await JSONPostLoad.failures(to: servers.http2.appendingPathComponent("echo"), through: manager)
             #expect(lost.isEmpty, "\(lost.count) of 1000 failed; first: \(lost.first ?? "")")
         }
     }

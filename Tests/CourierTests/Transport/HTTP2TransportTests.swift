@@ -162,8 +162,8 @@ struct HTTP2TransportTests {
     }
 
     /// The server retires each connection after 50 streams, as nginx's `keepalive_requests`
-    /// does; 10,000 GETs, 32 at a time, all succeed, and the POSTs beside them (over HTTP/2 as
-    /// well) succeed or end in a typed error.
+    /// does; 10,000 requests, 32 at a time, all succeed: the GETs and the POSTs beside them (over
+    /// HTTP/2 as well).
     @Test func tenThousandRequestsThroughConnectionsRetiredEveryFiftyStreamsAllSucceed() async throws {
         try await Self.withHTTP2(HTTP2Options(streamsPerConnection: 50)) { server, manager in
             let total = 10_000
@@ -190,21 +190,15 @@ struct HTTP2TransportTests {
                     }
                 }
             }
-            // A POST rides HTTP/2 too. One whose connection AsyncHTTPClient closes itself with the
-            // response still due (a GOAWAY on a stream it had not counted yet: RELIABILITY.md,
-            // "Lost requests") may have been processed, so it is not sent again: a typed error.
-            let (postLosses, lost) = failures.withLockedValue { $0 }.reduce(into: ([String](), [String]())) {
-                let index = Int($1.prefix { $0 != ":" }) ?? 1
-                let closed = $1.contains("HTTPClientError.remoteConnectionClosed")
-                if index % 100 == 0 && closed { $0.0.append($1) } else { $0.1.append($1) }
-            }
+            // Every 100th a POST over HTTP/2: one whose stream never opened before its connection
+            // closed, or whose stream a GOAWAY left out, provably reached no server and is resent.
+            let lost = failures.withLockedValue { $0 }
             let kinds = Dictionary(
                 grouping: lost, by: { $0.split(separator: ":").dropFirst().first.map(String.init) ?? "" }
             ).mapValues(\.count)
             #expect(lost.isEmpty, "\(lost.count) of \(total) failed: \(kinds); first: \(lost.first ?? "")")
-            #expect(postLosses.count <= 10, "\(postLosses.count) of \(total / 100) POSTs lost")
             let stats = server.stats
-            #expect(stats.http2StreamsServed >= total - postLosses.count)
+            #expect(stats.http2StreamsServed >= total)
             #expect(stats.http2GoAwaysSent >= total / 50)
         }
     }
