@@ -48,7 +48,7 @@ final class ConnectionLedger: Sendable {
         // the head as AsyncHTTPClient gives it to the delegate.
         let previousInitializer = configuration.http1_1ConnectionDebugInitializer
         configuration.http1_1ConnectionDebugInitializer = { [self] channel in
-            let probed = channel.runOnLoop {
+            channel.runOnLoop(then: previousInitializer) {
                 let sync = channel.pipeline.syncOperations
                 if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil {
                     Self.widenReads(of: channel)
@@ -59,36 +59,31 @@ final class ConnectionLedger: Sendable {
                     }
                 }
                 guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
-                let probe = RequestHeadProbe(
-                    ledger: self, remoteAddress: Self.describe(channel.remoteAddress), counter: ConnectionUseCounter())
+                let counter = ConnectionUseCounter(remoteAddress: Self.describe(channel.remoteAddress))
+                let probe = RequestHeadProbe(ledger: self, counter: counter)
                 try? sync.addHandler(probe, position: .after(encoder))
             }
-            guard let previousInitializer else { return probed }
-            return probed.flatMap { previousInitializer(channel) }
         }
         let previousConnectionInitializer = configuration.http2ConnectionDebugInitializer
         configuration.http2ConnectionDebugInitializer = { channel in
-            let counted = channel.runOnLoop {
-                try? channel.pipeline.syncOperations.addHandler(ConnectionUseCounter())
+            channel.runOnLoop(then: previousConnectionInitializer) {
+                let counter = ConnectionUseCounter(remoteAddress: Self.describe(channel.remoteAddress))
+                try? channel.pipeline.syncOperations.addHandler(counter)
             }
-            guard let previousConnectionInitializer else { return counted }
-            return counted.flatMap { previousConnectionInitializer(channel) }
         }
         let previousStreamInitializer = configuration.http2StreamChannelDebugInitializer
         configuration.http2StreamChannelDebugInitializer = { [self] stream in
-            let probed = stream.runOnLoop {
+            stream.runOnLoop(then: previousStreamInitializer) {
                 let sync = stream.pipeline.syncOperations
                 guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
                 // A stream shares its connection's event loop.
                 let parent = stream.parent
                 let counter = try? parent?.pipeline.syncOperations.handler(type: ConnectionUseCounter.self)
                 let probe = RequestHeadProbe(
-                    ledger: self, remoteAddress: Self.describe(parent?.remoteAddress),
-                    counter: counter ?? ConnectionUseCounter())
+                    ledger: self,
+                    counter: counter ?? ConnectionUseCounter(remoteAddress: Self.describe(parent?.remoteAddress)))
                 try? sync.addHandler(probe, position: .after(codec))
             }
-            guard let previousStreamInitializer else { return probed }
-            return probed.flatMap { previousStreamInitializer(stream) }
         }
         return configuration
     }
@@ -144,10 +139,16 @@ final class ConnectionLedger: Sendable {
 }
 
 /// How many requests a connection has carried; on an HTTP/2 connection, shared by its streams.
-/// Touched only on the connection's event loop.
+/// Touched only on the connection's event loop. It carries the connection's remote address as
+/// the probes report it, described once per connection rather than once per HTTP/2 stream.
 final class ConnectionUseCounter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     var requests = 0
+    let remoteAddress: String?
+
+    init(remoteAddress: String?) {
+        self.remoteAddress = remoteAddress
+    }
 }
 
 /// Notes each request head written on its channel in the ledger, with the connection's facts.
@@ -156,18 +157,16 @@ final class RequestHeadProbe: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPClientRequestPart
 
     private let ledger: ConnectionLedger
-    private let remoteAddress: String?
     private let counter: ConnectionUseCounter
 
-    init(ledger: ConnectionLedger, remoteAddress: String?, counter: ConnectionUseCounter) {
+    init(ledger: ConnectionLedger, counter: ConnectionUseCounter) {
         self.ledger = ledger
-        self.remoteAddress = remoteAddress
         self.counter = counter
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .head(let head) = unwrapOutboundIn(data) {
-            ledger.record(head, ConnectionInfo(reused: counter.requests > 0, remoteAddress: remoteAddress))
+            ledger.record(head, ConnectionInfo(reused: counter.requests > 0, remoteAddress: counter.remoteAddress))
             counter.requests += 1
         }
         context.write(data, promise: promise)

@@ -264,11 +264,12 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     }
 
     /// The response ended; nil when it had already ended. An end before any head is a failure
-    /// with `headlessError` (the connection closed before the response).
-    mutating func finished(headlessError: any Error) -> Ending? {
+    /// with `headlessError` (the connection closed before the response), made only then: boxing an
+    /// error costs an allocation on every response otherwise.
+    mutating func finished(headlessError: @autoclosure () -> any Error) -> Ending? {
         switch state {
         case .awaitingHead(let waiter, _):
-            state = .failed(Held(limit: 1), headlessError, writing: nil)
+            state = .failed(Held(limit: 1), headlessError(), writing: nil)
             return Ending(headWaiter: waiter)
         case .streaming(let head, var streaming):
             let (ending, writing) = Self.ending(&streaming)
