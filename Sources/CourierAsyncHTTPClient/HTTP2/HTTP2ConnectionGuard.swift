@@ -31,8 +31,9 @@ import NIOSSL
 /// before NIOHTTP2's handler (raw bytes in and out), ``Back`` right after it (decoded
 /// frames), and a ``StreamReporter`` in each stream's pipeline. AsyncHTTPClient offers a hook
 /// into the connection only once its HTTP/2 handlers are in place and the server's SETTINGS
-/// has been read, so ``Front`` may join in the middle of an inbound frame: it only counts
-/// inbound bytes, and reads frame headers only in what the client writes, which is whole.
+/// has been read, so ``Front`` may join in the middle of an inbound frame: it counts inbound
+/// bytes whatever they are, and cuts them at frame ends only while their headers make sense;
+/// what the client writes is whole, so its headers are always read.
 final class HTTP2ConnectionGuard {
     /// Bytes in a row from the server that make no progress, after which the connection is
     /// closed: a mebibyte is over 60,000 PING frames, where a well-behaved server sends a few.
@@ -193,6 +194,11 @@ extension HTTP2ConnectionGuard {
 
         let state: HTTP2ConnectionGuard
         private var outbound = HTTP2FrameHeaderScanner()
+        /// The server's frames, for where they end; RFC 9113's 16 KiB frames, as AsyncHTTPClient
+        /// advertises no larger. Lost (and unused) if the guard joined in the middle of a frame.
+        private var inbound = HTTP2FrameHeaderScanner(maximumFrameLength: 1 << 14)
+        /// The start of a frame whose end has not arrived yet, held back until more bytes do.
+        private var unfinishedFrame: ByteBuffer?
         private var closesAfterFlush = false
         private var isClosing = false
 
@@ -200,10 +206,28 @@ extension HTTP2ConnectionGuard {
             self.state = state
         }
 
+        /// Passes the server's bytes on cut at the last frame boundary in them, so that NIOHTTP2
+        /// parses every read to its end. Why: its frame decoder appends each read to the one
+        /// buffer and starts that buffer over only when it parsed all of it; ByteBuffer grows a
+        /// buffer it owns alone without dropping the bytes already read, and a reader that keeps
+        /// up leaves it alone. Reads cut anywhere grew it to 256 MiB over a fast 1 GiB download
+        /// (BENCHMARKS.md, "HTTP/2 download memory"). Only a slice is held, never a copy.
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard !isClosing else { return }
-            state.received(unwrapInboundIn(data).readableBytes)
-            context.fireChannelRead(data)
+            var bytes = unwrapInboundIn(data)
+            state.received(bytes.readableBytes)
+            let end = inbound.isLost ? nil : bytes.withUnsafeReadableBytes { inbound.scan($0) { _ in } }
+            if let unfinished = unfinishedFrame {
+                unfinishedFrame = nil
+                context.fireChannelRead(wrapInboundOut(unfinished))
+            }
+            if let end, end < bytes.readableBytes, let whole = bytes.readSlice(length: end) {
+                // Held before passing on: a read that arrives while NIOHTTP2 parses comes after it.
+                unfinishedFrame = bytes
+                context.fireChannelRead(wrapInboundOut(whole))
+            } else {
+                context.fireChannelRead(wrapInboundOut(bytes))
+            }
             if state.isFlooded {
                 state.condemnForFlood()
                 isClosing = true
@@ -215,7 +239,7 @@ extension HTTP2ConnectionGuard {
             // Closures written at the call, not stored: non-escaping, they cost no allocation.
             switch unwrapOutboundIn(data) {
             case .byteBuffer(let buffer):
-                buffer.withUnsafeReadableBytes { bytes in outbound.scan(bytes) { written($0) } }
+                _ = buffer.withUnsafeReadableBytes { bytes in outbound.scan(bytes) { written($0) } }
             case .fileRegion(let region):
                 outbound.skip(region.readableBytes) { written($0) }
             }

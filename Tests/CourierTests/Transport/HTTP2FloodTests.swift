@@ -90,7 +90,7 @@ struct HTTP2FloodTests {
             var start = 0
             while start < bytes.count {
                 let end = min(bytes.count, start + split)
-                bytes[start..<end].withUnsafeBytes { scanner.scan($0) { frames.append($0) } }
+                _ = bytes[start..<end].withUnsafeBytes { scanner.scan($0) { frames.append($0) } }
                 start = end
             }
             #expect(frames.map(\.type) == [0x0, 0x7, 0x4], "split \(split)")
