@@ -72,11 +72,28 @@ final class HTTP2ConnectionController: ChannelInboundHandler {
                 }
             }
             closeIfDrained()
+            resumeParsing(context: context)
             return
         }
         // Before any GOAWAY, NIOHTTP2 has already answered a protocol error with one; TLS and
         // socket errors leave nothing worth keeping.
         context.close(promise: nil)
+    }
+
+    /// NIOHTTP2 stops parsing a read at a connection error (a DATA frame for a stream its GOAWAY
+    /// left out counts as one: NoSuchStream) and goes on only with the next read. The client's
+    /// last frames for a stream the GOAWAY kept may wait in that read, and the client, waiting
+    /// for the answer, sends nothing more: the kept stream then hung until ``lingerLimit`` cut it
+    /// off. An empty read, handed to NIOHTTP2's handler on the next turn, parses the rest.
+    private func resumeParsing(context: ChannelHandlerContext) {
+        context.eventLoop.assumeIsolated().execute { [self] in
+            guard !isClosing,
+                let http2 = try? context.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self),
+                let handler = http2.handler as? NIOHTTP2Handler
+            else { return }
+            handler.channelRead(context: http2, data: NIOAny(context.channel.allocator.buffer(capacity: 0)))
+            handler.channelReadComplete(context: http2)
+        }
     }
 
     // MARK: - Streams

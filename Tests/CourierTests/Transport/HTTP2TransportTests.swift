@@ -196,13 +196,9 @@ struct HTTP2TransportTests {
             let kinds = Dictionary(
                 grouping: lost, by: { $0.split(separator: ":").dropFirst().first.map(String.init) ?? "" }
             ).mapValues(\.count)
-            // Known (issue 44): a stream the test server's GOAWAY kept is at times cut off with the
-            // retiring connection (see `aThousandJSONPostsSixteenAtATimeAllSucceed`).
-            withKnownIssue("a kept stream cut when the test server retires its connection", isIntermittent: true) {
-                #expect(lost.isEmpty, "\(lost.count) of \(total) failed: \(kinds); first: \(lost.first ?? "")")
-            }
+            #expect(lost.isEmpty, "\(lost.count) of \(total) failed: \(kinds); first: \(lost.first ?? "")")
             let stats = server.stats
-            #expect(stats.http2StreamsServed >= total - lost.count)
+            #expect(stats.http2StreamsServed >= total)
             #expect(stats.http2GoAwaysSent >= total / 50)
         }
     }
