@@ -61,6 +61,21 @@ struct CourierProcess {
         }
     }
 
+    /// Opens `path` for reading (a FIFO: blocks until a writer opens it) and reads to its end.
+    static func readAll(_ path: String) -> Data {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return Data() }
+        defer { close(descriptor) }
+        var bytes = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+    }
+
     /// Runs `work` on a new thread and waits for it without holding a cooperative thread.
     static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

@@ -186,27 +186,12 @@ import Testing
         }
     }
 
-    /// Opens `path` for reading (a FIFO: blocks until a writer opens it) and reads to its end.
-    func readAll(_ path: String) -> Data {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return Data() }
-        defer { close(descriptor) }
-        var bytes = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { return bytes }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-    }
-
     @Test func aFIFOsReaderGetsTheFileInOrder() async throws {
         try await withServer { server, base, directory in
             let fifo = directory.appendingPathComponent("fifo")
             #expect(mkfifo(fifo.path, 0o600) == 0)
             let received = try await withThrowingTaskGroup(of: Data?.self) { group in
-                group.addTask { try await CourierProcess.offThePool { readAll(fifo.path) } }
+                group.addTask { try await CourierProcess.offThePool { CourierProcess.readAll(fifo.path) } }
                 group.addTask {
                     let result = try await CourierProcess.run(
                         ["-d", "--split", "4", "-o", fifo.path, "\(base)/split/\(Self.length)?id=cli-fifo"], limit: 60)
