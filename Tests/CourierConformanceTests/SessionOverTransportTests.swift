@@ -107,7 +107,8 @@ struct SessionOverTransportTests {
             let resumeData = try #require(await task.cancel(producingResumeData: true))
             #expect(resumeData.bytesWritten > 0 && resumeData.bytesWritten < total)
 
-            let resumed = manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination })
+            let resumed = manager.downloadTask(
+                with: Request(url: resumeData.url), resumingFrom: resumeData, destination: { _, _ in destination })
             resumed.resume()
             let response = try await resumed.response()
             #expect(response.response.statusCode == 206)
@@ -122,7 +123,7 @@ struct SessionOverTransportTests {
             let payload = pattern(count: 3_000_000, seed: 2)
             let uploads = NIOLockedValueBox<[TransferProgress]>([])
             let uploaded = try await manager.upload(
-                payload, with: Request(method: .post, url: server.url("/upload")),
+                .data(payload), with: Request(method: .post, url: server.url("/upload")),
                 progress: { report in uploads.withLockedValue { $0.append(report) } })
             #expect(try jsonObject(uploaded.data)["bytes"] as? Int == payload.count)
             expectMonotone(uploads.withLockedValue { $0 }, total: Int64(payload.count))
@@ -152,7 +153,8 @@ struct SessionOverTransportTests {
     func metrics(_ kind: TransportKind) async throws {
         try await withSession(kind) { server, manager, _ in
             let payload = pattern(count: 200_000, seed: 4)
-            let uploaded = try await manager.upload(payload, with: Request(method: .post, url: server.url("/upload")))
+            let uploaded = try await manager.upload(
+                .data(payload), with: Request(method: .post, url: server.url("/upload")))
             let upload = try #require(uploaded.metrics.attempts.first)
             #expect(upload.bytesSent == Int64(payload.count))
             #expect(upload.statusCode == 200)

@@ -93,7 +93,7 @@ struct DemoTour: Sendable {
         let bar = ProgressReporter(label: "   upload", enabled: showProgress)
         let started = Date()
         let task = session.uploadTask(
-            withStreamedRequest: request,
+            with: request,
             progress: { progress in
                 bar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
             })
@@ -187,7 +187,7 @@ struct DemoTour: Sendable {
 
         let resumedBar = ProgressReporter(label: "   resume", enabled: showProgress)
         let response = try await session.download(
-            resumingWith: resumeData,
+            Request(url: resumeData.url), resumingFrom: resumeData,
             progress: { progress in
                 resumedBar.update(completed: progress.completedUnitCount, total: progress.totalUnitCount)
             },

@@ -3,14 +3,6 @@ import Foundation
 /// A split download's resume record: the plain record (URL, validators) with the complete
 /// length and the byte ranges still missing, so that each segment continues where it stopped.
 extension ResumeRecord {
-    /// A record of the validators of `head`, from `url`; nil when it has none or `url` has no host.
-    init?(from head: ResponseHead, url: URL) {
-        let entityTag = head.value(forHTTPHeaderField: "ETag")
-        let lastModified = head.value(forHTTPHeaderField: "Last-Modified")
-        guard entityTag != nil || lastModified != nil else { return nil }
-        self.init(url: url, entityTag: entityTag, lastModified: lastModified)
-    }
-
     /// Makes this the record of a split download of `length` bytes that lacks `missing`.
     mutating func split(length: Int64, missing: [Range<Int64>]) {
         format = Self.splitFormat

@@ -49,20 +49,20 @@ extension SessionManager {
         options: DownloadOptions = [], progress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
         let resumable = options.contains(.resumesPartialFile)
-        let partial = PartialDownload(destination: destination, partialFile: partialFile)
-        let leftOver = resumable ? Self.splitLeftOver(partial, for: request.url) : nil
-        let inPlace = resumable && partial.partialFile.standardizedFileURL == destination.standardizedFileURL
+        let partialFile = SessionTask.DownloadParameters.partialFile(partialFile, for: destination)
+        let leftOver = resumable ? Self.splitLeftOver(partialFile, for: request.url) : nil
+        let inPlace = resumable && partialFile.standardizedFileURL == destination.standardizedFileURL
         let staging = try Self.checkDestination(
             destination, options: inPlace ? options.union(.removePreviousFile) : options)
         let file =
             resumable
-            ? partial.partialFile
+            ? partialFile
             : (staging ?? configuration.temporaryDirectory).appendingPathComponent(
                 ".courier-\(UUID().uuidString).download")
         let limit = transport.capabilities.maximumConnectionsPerHost ?? connections
         let download = SegmentedDownload(
             session: self, request: request, file: file, connections: max(1, min(connections, limit)),
-            record: resumable ? partial.sidecar : nil, progress: progress)
+            record: resumable ? ResumeRecord.location(for: partialFile) : nil, progress: progress)
         let first: StreamedResponse
         do {
             first = try await download.run(continuing: leftOver)
@@ -78,14 +78,15 @@ extension SessionManager {
             request: first.request, response: first.head, fileURL: destination, metrics: first.metrics)
     }
 
-    /// The split download a resume record beside `partial`'s file describes, when the file is a
+    /// The split download a resume record beside `partialFile` describes, when the file is a
     /// regular file and the record names `url`'s scheme, host, port and path.
-    private static func splitLeftOver(_ partial: PartialDownload, for url: URL) -> (
+    private static func splitLeftOver(_ partialFile: URL, for url: URL) -> (
         RangedRepresentation, [Range<Int64>]
     )? {
         var info = stat()
-        guard stat(partial.partialFile.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-            let record = ResumeRecord.read(at: partial.sidecar), ResumeRecord.sameResource(record.url, url)
+        guard stat(partialFile.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            let record = ResumeRecord.read(at: ResumeRecord.location(for: partialFile)),
+            ResumeRecord.sameResource(record.url, url)
         else { return nil }
         return record.splitDownload
     }

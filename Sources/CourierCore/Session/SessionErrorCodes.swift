@@ -1,4 +1,4 @@
-/// The codes of the session layer: what happens between attempts, and where a response goes.
+/// The codes of the session layer: what happens between attempts, and what the caller's code threw.
 extension CourierError.Code {
     /// A task was redirected more times than its ``RedirectPolicy`` allows.
     ///
@@ -14,22 +14,6 @@ extension CourierError.Code {
     ///
     /// Thrown by data and upload tasks while the body arrives.
     public static let responseTooLarge = CourierError.Code("responseTooLarge")
-
-    /// A file operation of a download failed (temporary file, moving into place).
-    ///
-    /// Thrown by download tasks.
-    public static let downloadFailed = CourierError.Code("downloadFailed")
-
-    /// A download's destination already exists and `removePreviousFile` was not given.
-    ///
-    /// Thrown by download tasks when they move the finished file into place.
-    public static let downloadDestinationExists = CourierError.Code("downloadDestinationExists")
-
-    /// Resume data that cannot be decoded, or that does not match the server's answer.
-    ///
-    /// Thrown by ``ResumeData``'s coding and by a resumed download whose server answers with
-    /// another range or no validator.
-    public static let invalidResumeData = CourierError.Code("invalidResumeData")
 
     /// A request adapter failed; the underlying error is the adapter's.
     ///

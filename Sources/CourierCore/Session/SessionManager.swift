@@ -138,59 +138,16 @@ public final class SessionManager: Sendable {
         ).task
     }
 
-    /// A task that uploads `data` as the body of `request`.
+    /// A task that uploads `body` as the body of `request` (`.data(bytes)`, `try .file(url)`,
+    /// a stream), or the body `request` already has (a multipart form, say) when `body` is nil.
     public func uploadTask(
-        with request: Request, from data: Data, progress: ProgressHandler? = nil,
+        with request: Request, from body: RequestBody? = nil, progress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil
     ) -> SessionTask {
         var request = request
-        request.body = .data(data)
-        return uploadTask(withStreamedRequest: request, progress: progress, downloadProgress: downloadProgress)
-    }
-
-    /// A task that uploads the file at `fileURL` as the body of `request`, streamed from disk.
-    /// - Throws: ``CourierError`` `.invalidFile` when the file cannot be read.
-    public func uploadTask(
-        with request: Request, fromFile fileURL: URL, progress: ProgressHandler? = nil,
-        downloadProgress: ProgressHandler? = nil
-    ) throws -> SessionTask {
-        var request = request
-        request.body = try .file(fileURL)
-        return uploadTask(withStreamedRequest: request, progress: progress, downloadProgress: downloadProgress)
-    }
-
-    /// A task that uploads the body `request` already has (a multipart form, a stream).
-    public func uploadTask(
-        withStreamedRequest request: Request, progress: ProgressHandler? = nil,
-        downloadProgress: ProgressHandler? = nil
-    ) -> SessionTask {
-        makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress).task
-    }
-
-    /// A task that streams the response body to a temporary file in constant memory, then moves
-    /// it to where `destination` says, atomically; an existing file is replaced only with
-    /// `.removePreviousFile`, and only a regular one (see ``DownloadOptions/removePreviousFile``).
-    /// A new file gets `0666 & ~umask`, as `open(2)` would give it. A cancelled or failed
-    /// download leaves no file at the destination.
-    public func downloadTask(
-        with request: Request, options: DownloadOptions = [], progress: ProgressHandler? = nil,
-        destination: @escaping DownloadDestination
-    ) -> SessionTask {
-        makeTask(
-            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress,
-            download: .init(options: options, destination: destination, resumeData: nil)
-        ).task
-    }
-
-    /// A task that continues a cancelled download from its ``ResumeData``.
-    public func downloadTask(
-        withResumeData resumeData: ResumeData, options: DownloadOptions = [], progress: ProgressHandler? = nil,
-        destination: @escaping DownloadDestination
-    ) -> SessionTask {
-        makeTask(
-            kind: .download, request: Request(url: resumeData.url), uploadProgress: nil, downloadProgress: progress,
-            download: .init(options: options, destination: destination, resumeData: resumeData)
-        ).task
+        if let body { request.body = body }
+        return makeTask(kind: .upload, request: request, uploadProgress: progress, downloadProgress: downloadProgress)
+            .task
     }
 
     // MARK: Async forms (each task runs on the calling Swift task; cancelling it cancels the request)
@@ -215,41 +172,11 @@ public final class SessionManager: Sendable {
             .serialized(by: serializer)
     }
 
-    /// Uploads `data` as the body of `request`.
+    /// Uploads `body` as the body of `request`; see ``uploadTask(with:from:progress:downloadProgress:)``.
     /// - Throws: ``CourierError`` as ``data(for:uploadProgress:downloadProgress:)``.
-    public func upload(_ data: Data, with request: Request, progress: ProgressHandler? = nil) async throws
+    public func upload(_ body: RequestBody, with request: Request, progress: ProgressHandler? = nil) async throws
         -> SessionResponse
     {
-        try await uploadTask(with: request, from: data, progress: progress).response()
+        try await uploadTask(with: request, from: body, progress: progress).response()
     }
-
-    /// Uploads the file at `fileURL` as the body of `request`.
-    /// - Throws: ``CourierError`` `.invalidFile`, or as ``data(for:uploadProgress:downloadProgress:)``.
-    public func upload(fileURL: URL, with request: Request, progress: ProgressHandler? = nil) async throws
-        -> SessionResponse
-    {
-        try await uploadTask(with: request, fromFile: fileURL, progress: progress).response()
-    }
-
-    /// Downloads to `destination`; the response's ``SessionResponse/fileURL`` says where the file is.
-    /// - Throws: ``CourierError`` from the exchange, `.downloadDestinationExists`, `.downloadFailed`.
-    public func download(
-        _ request: Request, options: DownloadOptions = [], progress: ProgressHandler? = nil,
-        destination: @escaping DownloadDestination
-    ) async throws -> SessionResponse {
-        try await downloadTask(with: request, options: options, progress: progress, destination: destination).response()
-    }
-
-    /// Continues a download from resume data.
-    /// - Throws: as ``download(_:options:progress:destination:)``, and `.invalidResumeData`.
-    public func download(
-        resumingWith resumeData: ResumeData, options: DownloadOptions = [], progress: ProgressHandler? = nil,
-        destination: @escaping DownloadDestination
-    ) async throws -> SessionResponse {
-        try await downloadTask(
-            withResumeData: resumeData, options: options, progress: progress, destination: destination
-        )
-        .response()
-    }
-
 }

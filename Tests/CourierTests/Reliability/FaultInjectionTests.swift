@@ -331,7 +331,8 @@ struct FaultInjectionTests {
                     resumeData = try #require(produced, "seed \(seed) round \(round): \(error)")
                 }
                 #expect(!FileManager.default.fileExists(atPath: destination.path))
-                let resumed = try await manager.download(resumingWith: resumeData, destination: { _, _ in destination })
+                let resumed = try await manager.download(
+                    Request(url: resumeData.url), resumingFrom: resumeData, destination: { _, _ in destination })
                 let file = try #require(resumed.fileURL)
                 let bytes = try Data(contentsOf: file)
                 #expect(bytes.count == size, "seed \(seed) round \(round): cut at \(cutAt)")

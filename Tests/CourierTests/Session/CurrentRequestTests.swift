@@ -54,7 +54,8 @@ struct CurrentRequestTests {
                 url: server.url("/range/\(size)"), bytesWritten: 1000, entityTag: "\"range\(size)\"",
                 lastModified: nil, partialFileURL: partial)
             let destination = directory.appendingPathComponent("whole.bin")
-            let task = manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination })
+            let task = manager.downloadTask(
+                with: Request(url: resumeData.url), resumingFrom: resumeData, destination: { _, _ in destination })
             task.resume()
             let response = try await task.response()
             #expect(task.currentRequest.headerFields[.range] == "bytes=1000-")

@@ -126,7 +126,8 @@ struct DeadlineAndCancellationTests {
             case .failure(let error):
                 #expect(error.code == .cancelled)
                 let resumeData = try #require(produced)
-                let resumed = try await manager.download(resumingWith: resumeData, destination: { _, _ in destination })
+                let resumed = try await manager.download(
+                    Request(url: resumeData.url), resumingFrom: resumeData, destination: { _, _ in destination })
                 let bytes = try Data(contentsOf: try #require(resumed.fileURL))
                 #expect(bytes == Data(TestServer.expectedRangeBytes(count: 2_000_000)))
             }
@@ -142,7 +143,8 @@ struct DeadlineAndCancellationTests {
                 url: server.url("/range/\(size)"), bytesWritten: Int64(size), entityTag: "\"range\(size)\"",
                 lastModified: nil, partialFileURL: partial)
             let destination = directory.appendingPathComponent("whole.bin")
-            let response = try await manager.download(resumingWith: resumeData, destination: { _, _ in destination })
+            let response = try await manager.download(
+                Request(url: resumeData.url), resumingFrom: resumeData, destination: { _, _ in destination })
             #expect(response.response.statusCode == 416)
             let bytes = try Data(contentsOf: try #require(response.fileURL))
             #expect(bytes == Data(TestServer.expectedRangeBytes(count: size)))
@@ -158,7 +160,8 @@ struct DeadlineAndCancellationTests {
                 partialFileURL: partial)
             await expectFailure([.invalidResumeData]) {
                 try await manager.download(
-                    resumingWith: resumeData, destination: { _, _ in directory.appendingPathComponent("x.bin") })
+                    Request(url: resumeData.url), resumingFrom: resumeData,
+                    destination: { _, _ in directory.appendingPathComponent("x.bin") })
             }
         }
     }

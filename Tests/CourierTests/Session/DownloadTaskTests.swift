@@ -95,7 +95,8 @@ struct DownloadTaskTests {
             let stored = try ResumeData(data: resumeData.encoded())
             let progress = Recorder<TransferProgress>()
             let resumed = manager.downloadTask(
-                withResumeData: stored, progress: { progress.append($0) }, destination: { _, _ in destination })
+                with: Request(url: stored.url), resumingFrom: stored, progress: { progress.append($0) },
+                destination: { _, _ in destination })
             resumed.resume()
             let response = try await resumed.response()
             #expect(response.response.statusCode == 206)
@@ -117,7 +118,8 @@ struct DownloadTaskTests {
             var resumeData = try #require(await task.cancel(producingResumeData: true))
             // A validator the server no longer matches: it answers 200 with the whole body.
             resumeData.entityTag = "\"changed\""
-            let response = try await manager.download(resumingWith: resumeData, destination: { _, _ in destination })
+            let response = try await manager.download(
+                Request(url: resumeData.url), resumingFrom: resumeData, destination: { _, _ in destination })
             #expect(response.response.statusCode == 200)
             #expect(Array(try Data(contentsOf: destination)) == TestServer.expectedRangeBytes(count: Int(total)))
         }

@@ -159,7 +159,7 @@ struct ScriptedSessionTests {
         let manager = SessionManager(transport: transport)
         var request = Request(method: .post, url: base)
         request.body = .data(Data(count: 4096))
-        let response = try await manager.upload(Data(count: 4096), with: request) {
+        let response = try await manager.upload(.data(Data(count: 4096)), with: request) {
             reports.append($0.completedUnitCount)
         }
         #expect(response.response.statusCode == 201)

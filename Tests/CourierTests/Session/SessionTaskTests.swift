@@ -31,7 +31,8 @@ struct SessionTaskTests {
             let body = patternData(count: 3_000_000)
             let progress = Recorder<TransferProgress>()
             let response = try await manager.upload(
-                body, with: Request(method: .post, url: server.url("/upload")), progress: { progress.append($0) })
+                .data(body), with: Request(method: .post, url: server.url("/upload")), progress: { progress.append($0) }
+            )
             let sink = try jsonObject(response.data)
             #expect(sink["sha256"] as? String == sha256Hex(body))
             #expect(sink["bytes"] as? Int == body.count)
@@ -47,7 +48,7 @@ struct SessionTaskTests {
             let file = try temporaryFile(body, in: directory)
             let progress = Recorder<TransferProgress>()
             let response = try await manager.upload(
-                fileURL: file, with: Request(method: .put, url: server.url("/upload")),
+                try .file(file), with: Request(method: .put, url: server.url("/upload")),
                 progress: { progress.append($0) })
             let sink = try jsonObject(response.data)
             #expect(sink["sha256"] as? String == sha256Hex(body))
@@ -69,7 +70,7 @@ struct SessionTaskTests {
             }
             let progress = Recorder<TransferProgress>()
             let task = manager.uploadTask(
-                withStreamedRequest: Request(method: .post, url: server.url("/upload"), body: body),
+                with: Request(method: .post, url: server.url("/upload"), body: body),
                 progress: { progress.append($0) })
             task.resume()
             let sink = try jsonObject(try await task.response().data)

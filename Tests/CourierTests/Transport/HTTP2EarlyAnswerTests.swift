@@ -156,7 +156,7 @@ struct HTTP2EarlyAnswerTests {
                     }
                 }
                 let upload = try await manager.upload(
-                    fileURL: file, with: Request(method: method, url: server.url("/upload")))
+                    try .file(file), with: Request(method: method, url: server.url("/upload")))
                 #expect(
                     String(decoding: upload.data, as: UTF8.self).contains(
                         sha256Hex(try Data(contentsOf: file))))
@@ -180,7 +180,7 @@ struct HTTP2EarlyAnswerTests {
         let expected = digest.finalize().hexString
         try await HTTP2TransportTests.withHTTP2(HTTP2Options(onlyHTTP2: true)) { server, manager in
             let url = server.url("/upload")
-            let fromFile = try await manager.upload(fileURL: file, with: Request(method: .put, url: url))
+            let fromFile = try await manager.upload(try .file(file), with: Request(method: .put, url: url))
             #expect(fromFile.response.httpVersion == Self.http2)
             let streamed = try await manager.data(
                 for: Request(

@@ -23,7 +23,7 @@ extension CourierSession {
                             fileURL: fileURL, name: "file", fileName: fileURL.lastPathComponent,
                             mimeType: "application/octet-stream")
                     })
-                let task = manager.uploadTask(withStreamedRequest: request)
+                let task = manager.uploadTask(with: request)
                 task.resume()
                 let response = try await task.response()
                 return (Int(request.body.contentLength ?? -1), response)

@@ -8,8 +8,15 @@ import Foundation
     import Darwin
 #endif
 
-/// The record kept beside a partial download so that another process can continue it: where
-/// the bytes came from and the validators for `If-Range` (see ``PartialDownload``).
+/// The record kept beside a partial download so that another process (after a crash, a kill, a
+/// reboot) can continue it with `Range` and `If-Range`, as `curl -C -` and `wget -c` do: where the
+/// bytes came from and the validators (see ``ResumeData/init(partialFile:)``).
+///
+/// A record rather than an extended attribute: user xattrs are missing on tmpfs before Linux
+/// 6.6, on many network and FAT file systems, and are dropped by `cp` and `rsync` without `-X`,
+/// while a record works wherever the partial file does and a user can see and delete it. The
+/// partial file's own length is the count of bytes kept, so nothing is updated while bytes
+/// arrive and a process killed at any moment leaves a consistent pair.
 ///
 /// It lives at `.NAME.courier-resume` beside the partial file `NAME`: a hidden name that a
 /// user does not type by accident and that no other download's file takes (an earlier
@@ -50,6 +57,14 @@ struct ResumeRecord: Codable, Sendable, Hashable {
         self.url = redacted
         self.entityTag = entityTag
         self.lastModified = lastModified
+    }
+
+    /// A record of the validators of `head`, from `url`; nil when it has none or `url` has no host.
+    init?(from head: ResponseHead, url: URL) {
+        let entityTag = head.value(forHTTPHeaderField: "ETag")
+        let lastModified = head.value(forHTTPHeaderField: "Last-Modified")
+        guard entityTag != nil || lastModified != nil else { return nil }
+        self.init(url: url, entityTag: entityTag, lastModified: lastModified)
     }
 
     /// `.NAME.courier-resume` beside `file`; a name too long for that (file names are at most

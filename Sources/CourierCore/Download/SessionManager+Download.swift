@@ -1,8 +1,40 @@
 import Foundation
 
-/// Downloads to a destination named up front, which can stream into a partial file beside it
-/// and continue from what an earlier process left there (``DownloadOptions/resumesPartialFile``).
+/// Downloads: to where a closure says once the response is known, continuing a cancelled
+/// download's ``ResumeData``; or to a destination named up front, which can stream into a partial
+/// file beside it and continue from what an earlier process left there
+/// (``DownloadOptions/resumesPartialFile``).
 extension SessionManager {
+    /// A task that streams the response body to a temporary file in constant memory, then moves
+    /// it to where `destination` says, atomically; an existing file is replaced only with
+    /// `.removePreviousFile`, and only a regular one (see ``DownloadOptions/removePreviousFile``).
+    /// A new file gets `0666 & ~umask`, as `open(2)` would give it. A cancelled or failed
+    /// download leaves no file at the destination. With `resumeData` (from
+    /// ``SessionTask/cancel(producingResumeData:)``) it continues those bytes when `request` is
+    /// for the same resource (``ResumeData/continues(_:)``; `Request(url: resumeData.url)` is).
+    public func downloadTask(
+        with request: Request, resumingFrom resumeData: ResumeData? = nil, options: DownloadOptions = [],
+        progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
+    ) -> SessionTask {
+        makeTask(
+            kind: .download, request: request, uploadProgress: nil, downloadProgress: progress,
+            download: .init(options: options, destination: destination, resumeData: resumeData)
+        ).task
+    }
+
+    /// Downloads `request` as ``downloadTask(with:resumingFrom:options:progress:destination:)``
+    /// does; the response's ``SessionResponse/fileURL`` says where the file is.
+    /// - Throws: ``CourierError`` from the exchange, `.downloadDestinationExists`, `.downloadFailed`,
+    ///   and `.invalidResumeData` when `resumeData` has no validator or the server's answer does not fit it.
+    public func download(
+        _ request: Request, resumingFrom resumeData: ResumeData? = nil, options: DownloadOptions = [],
+        progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
+    ) async throws -> SessionResponse {
+        try await downloadTask(
+            with: request, resumingFrom: resumeData, options: options, progress: progress, destination: destination
+        ).response()
+    }
+
     /// A task that downloads `request` to `destination`.
     ///
     /// Without ``DownloadOptions/resumesPartialFile`` the body streams into a hidden file
@@ -21,13 +53,13 @@ extension SessionManager {
         progress: ProgressHandler? = nil
     ) throws -> SessionTask {
         let existingDirectory = try Self.checkDestination(destination, options: options)
-        let partial = PartialDownload(destination: destination, partialFile: partialFile)
         var download = SessionTask.DownloadParameters(
-            options: options, destination: partial.destinationClosure, resumeData: nil)
+            options: options, destination: { _, _ in destination }, resumeData: nil)
         if options.contains(.resumesPartialFile) {
+            let partialFile = SessionTask.DownloadParameters.partialFile(partialFile, for: destination)
             // A split download's partial file has holes; one connection starts it over.
-            download.resumeData = partial.leftOver().flatMap { $0.missingRanges == nil ? $0 : nil }
-            download.partial = partial
+            download.resumeData = ResumeData(partialFile: partialFile).flatMap { $0.missingRanges == nil ? $0 : nil }
+            download.partialFile = partialFile
         } else {
             download.stagingDirectory = existingDirectory
         }
@@ -66,7 +98,7 @@ extension SessionManager {
     }
 
     /// Downloads `request` to `destination`; see ``downloadTask(with:to:partialFile:options:progress:)``.
-    /// - Throws: as ``download(_:options:progress:destination:)``; with
+    /// - Throws: as ``download(_:resumingFrom:options:progress:destination:)``; with
     ///   ``DownloadOptions/resumesPartialFile``, a failed download keeps its partial file (when
     ///   the response had a validator) for the next call to continue.
     public func download(
@@ -76,65 +108,5 @@ extension SessionManager {
         let task = try downloadTask(
             with: request, to: destination, partialFile: partialFile, options: options, progress: progress)
         return try await task.response()
-    }
-}
-
-extension SessionTask.DownloadParameters {
-    /// How a response continues the resume data, for ``SessionTask/receiveFile``: as
-    /// ``ResumeData/continuation(for:)`` says, except that a resumable partial file is never
-    /// overwritten by an error page (a status outside 2xx other than 416 fails and keeps it),
-    /// and one that a 206 or 416 shows is not a prefix of the representation is removed, so
-    /// the next attempt starts over instead of failing the same way.
-    /// - Throws: ``CourierError`` `.invalidResumeData` or `.downloadFailed`.
-    func continuation(for head: ResponseHead, resuming resumeData: ResumeData) throws -> ResumeData.Continuation {
-        guard let partial else { return try resumeData.continuation(for: head) }
-        if !(200...299).contains(head.statusCode) && head.statusCode != 416 {
-            throw CourierError(
-                .downloadFailed,
-                "\(head.url.absoluteString) answered \(head.statusCode); the partial download \(partial.partialFile.path) was kept",
-                offendingInput: head.url.absoluteString, response: head)
-        }
-        do {
-            return try resumeData.continuation(for: head)
-        } catch var error as CourierError {
-            unlink(partial.partialFile.path)
-            partial.removeSidecar()
-            error.message +=
-                "; the partial download \(partial.partialFile.path) was removed, the next attempt starts over"
-            throw error
-        }
-    }
-
-    /// Opens the file for a response's body: the partial file when resumable, else a new
-    /// temporary file. A partial file whose body is not `resumable` (decoded from a content
-    /// coding) gets no sidecar, so no later process continues it.
-    /// - Throws: ``CourierError`` `.downloadFailed`.
-    func openFile(
-        for head: ResponseHead, url: URL, continuation: ResumeData.Continuation, resumable: Bool,
-        temporaryDirectory: URL
-    ) throws -> DownloadFile {
-        guard let partial else {
-            if let resumeData {
-                return try DownloadFile(
-                    directory: temporaryDirectory, appendingTo: resumeData.partialFileURL,
-                    truncating: continuation == .restart)
-            }
-            return try DownloadFile(directory: stagingDirectory ?? temporaryDirectory, hidden: stagingDirectory != nil)
-        }
-        let file = try partial.open(
-            appending: resumeData != nil && continuation != .restart, temporaryDirectory: temporaryDirectory)
-        if continuation == .restart {
-            if resumable { try partial.recordValidators(of: head, url: url) } else { partial.removeSidecar() }
-        }
-        return file
-    }
-
-    /// After a failure: whether `file` is kept for a later resume (the caller then records the
-    /// resume data) or discarded.
-    func keepsPartialFile(_ file: DownloadFile) -> Bool {
-        guard let partial else { return false }
-        if partial.isResumable(file) { return true }
-        partial.removeSidecar()
-        return false
     }
 }
