@@ -249,66 +249,8 @@ public final class HTTPSessionManager: Sendable {
         return try response.validate(statusCodes: acceptableStatusCodes)
     }
 
-    /// The server-sent events of `GET path`, reconnecting as a browser's `EventSource` does
-    /// (``SessionManager/eventSource(for:options:)``). Nothing is sent until the first `next()`.
-    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader` or the request serializer's
-    ///   error when the request cannot be built; the sequence throws as ``ServerSentEventSource``.
-    public func eventSource(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
-        options: ServerSentEventSource.Options = .init()
-    ) throws -> ServerSentEventSource {
-        session.eventSource(for: try getRequest(path, parameters, headers, nil), options: options)
-    }
-
-    // MARK: Downloads
-
-    /// Downloads `GET path` into the file `destination`, with every option of
-    /// ``SessionManager/download(_:to:partialFile:options:progress:)`` (``DownloadOptions/resumesPartialFile`` included).
-    /// - Throws: ``CourierError`` from building or sending, `.timedOut` past `timeout`;
-    ///   `.downloadDestinationExists` and `.downloadFailed` for a destination that exists or whose
-    ///   directory does not, before anything is fetched.
-    public func download(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
-        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil
-    ) async throws -> SessionResponse {
-        let request = try getRequest(path, parameters, headers, timeout)
-        return try await session.download(request, to: destination, options: options, progress: progress)
-    }
-
-    /// Downloads `GET path` to where `destination` says once the response is known.
-    /// - Throws: as ``download(_:parameters:headers:timeout:to:options:progress:)``.
-    public func download(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
-        options: DownloadOptions = [], progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
-    ) async throws -> SessionResponse {
-        let request = try getRequest(path, parameters, headers, timeout)
-        return try await session.download(request, options: options, progress: progress, destination: destination)
-    }
-
-    /// Downloads `GET path` into `destination`; `completion` receives the response with its
-    /// ``SessionResponse/fileURL``, or the error. Returns the running task, or nil when the request
-    /// could not be built or the destination is refused (`completion` then has the error).
-    @discardableResult
-    public func download(
-        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
-        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil,
-        completion: @escaping @Sendable (Result<SessionResponse, CourierError>) -> Void
-    ) -> SessionTask? {
-        let task: SessionTask
-        do {
-            let request = try getRequest(path, parameters, headers, timeout)
-            task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
-        } catch {
-            completion(.failure(Self.asCourierError(error, path: path)))
-            return nil
-        }
-        Task { completion(await task.outcome()) }
-        task.resume()
-        return task
-    }
-
     /// The `GET path` request of the downloads and the event source.
-    private func getRequest(
+    func getRequest(
         _ path: String, _ parameters: Parameters?, _ headers: [String: String], _ timeout: Duration?
     )
         throws -> Request

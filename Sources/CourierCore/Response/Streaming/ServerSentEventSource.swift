@@ -12,6 +12,19 @@ extension SessionManager {
     }
 }
 
+extension HTTPSessionManager {
+    /// The server-sent events of `GET path`, reconnecting as a browser's `EventSource` does
+    /// (``SessionManager/eventSource(for:options:)``). Nothing is sent until the first `next()`.
+    /// - Throws: ``CourierError`` `.invalidURL`, `.invalidHeader` or the request serializer's
+    ///   error when the request cannot be built; the sequence throws as ``ServerSentEventSource``.
+    public func eventSource(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
+        options: ServerSentEventSource.Options = .init()
+    ) throws -> ServerSentEventSource {
+        session.eventSource(for: try getRequest(path, parameters, headers, nil), options: options)
+    }
+}
+
 /// The events of an event stream across reconnections, as HTML §9.2.3 "Processing model" has an
 /// `EventSource` do it:
 ///

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Downloads of `GET path` into a file, through ``SessionManager``'s downloads.
+extension HTTPSessionManager {
+    /// Downloads `GET path` into the file `destination`, with every option of
+    /// ``SessionManager/download(_:to:partialFile:options:progress:)`` (``DownloadOptions/resumesPartialFile`` included).
+    /// - Throws: ``CourierError`` from building or sending, `.timedOut` past `timeout`;
+    ///   `.downloadDestinationExists` and `.downloadFailed` for a destination that exists or whose
+    ///   directory does not, before anything is fetched.
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil
+    ) async throws -> SessionResponse {
+        let request = try getRequest(path, parameters, headers, timeout)
+        return try await session.download(request, to: destination, options: options, progress: progress)
+    }
+
+    /// Downloads `GET path` to where `destination` says once the response is known.
+    /// - Throws: as ``download(_:parameters:headers:timeout:to:options:progress:)``.
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        options: DownloadOptions = [], progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
+    ) async throws -> SessionResponse {
+        let request = try getRequest(path, parameters, headers, timeout)
+        return try await session.download(request, options: options, progress: progress, destination: destination)
+    }
+
+    /// Downloads `GET path` into `destination`; `completion` receives the response with its
+    /// ``SessionResponse/fileURL``, or the error. Returns the running task, or nil when the request
+    /// could not be built or the destination is refused (`completion` then has the error).
+    @discardableResult
+    public func download(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
+        to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<SessionResponse, CourierError>) -> Void
+    ) -> SessionTask? {
+        let task: SessionTask
+        do {
+            let request = try getRequest(path, parameters, headers, timeout)
+            task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
+        } catch {
+            completion(.failure(Self.asCourierError(error, path: path)))
+            return nil
+        }
+        Task { completion(await task.outcome()) }
+        task.resume()
+        return task
+    }
+}
