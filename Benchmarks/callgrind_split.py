@@ -2,7 +2,7 @@
 """Splits a callgrind profile's instructions by owner: Courier, AsyncHTTPClient, NIO, and the
 Swift concurrency runtime's own loop.
 
-    python3 Benchmarks/callgrind_split.py SMALL.out LARGE.out REQUESTS
+    python3 Benchmarks/callgrind_split.py SMALL.out LARGE.out REQUESTS [TOP] [--calls]
 
 takes two profiles of the same side that differ only in the number of requests (say 1,000 and
 3,000) and prints instructions per request, (large - small) / REQUESTS, so that start-up,
@@ -17,6 +17,11 @@ of its calls' inclusive cost (as gprof does), so that a malloc is Courier's when
 for it. What no owner called (the concurrency runtime's job loop, thread start) stays
 "runtime, no caller". The "of which" columns show how much of each owner's total came through
 allocation (malloc/free and friends) and reference counting (swift_retain/release).
+
+With --calls it also counts, per request, the calls that cost more than their instructions on
+two cores (atomics, locks, thread hand-offs), by the owner of the calling function: reference
+counting, malloc, mutex locks, jobs handed to the Swift executor, continuations resumed, and
+tasks handed to an event loop (`execute`, whose caller is often NIO's own witness).
 """
 
 import re
@@ -115,6 +120,58 @@ def parse(path):
     return self_cost, edges
 
 
+CALLS = [
+    ("retain/release", r"^swift_(retain|release|bridgeObjectRetain|bridgeObjectRelease|unknownObjectRetain|"
+                       r"unknownObjectRelease)(_n)?$"),
+    ("malloc", r"^(malloc|calloc|realloc|posix_memalign)$"),
+    ("mutex lock", r"^(__)?pthread_mutex_lock(@.*)?$"),
+    ("executor jobs", r"^swift_task_enqueueGlobal$"),
+    ("continuation resumes", r"^swift_continuation_(throwingResume|resume)"),
+    ("event-loop execute", r"^\$s8NIOPosix19SelectableEventLoopC10_schedule0"),
+]
+
+
+def call_counts(path):
+    """Per (caller, callee), how many calls."""
+    names = {}
+    counts = defaultdict(int)
+    current = callee = None
+    pending = None
+    with open(path, errors="replace") as handle:
+        for line in handle:
+            if line.startswith(("fn=", "cfn=")):
+                text = line.split("=", 1)[1].strip()
+                match = re.match(r"\((\d+)\)(?: (.*))?$", text)
+                if match:
+                    if match.group(2) is not None:
+                        names[match.group(1)] = match.group(2)
+                    text = names[match.group(1)]
+                if line.startswith("fn="):
+                    current = text
+                else:
+                    callee = text
+            elif line.startswith("calls="):
+                pending = int(line[6:].split()[0])
+            elif pending is not None and (line[:1].isdigit() or line[:1] in "+-*"):
+                counts[(current, callee)] += pending
+                pending = None
+    return counts
+
+
+def print_calls(small, large, requests):
+    a, b = call_counts(small), call_counts(large)
+    print(f"\n{'calls per request':<22}{'all':>8}  by the caller's owner")
+    for label, pattern in CALLS:
+        matcher = re.compile(pattern)
+        by_owner = defaultdict(float)
+        for (caller, callee), count in b.items():
+            if matcher.search(callee or "") and not matcher.search(caller or ""):
+                by_owner[owner_of(caller) or "other"] += (count - a.get((caller, callee), 0)) / requests
+        total = sum(by_owner.values())
+        parts = "  ".join(f"{owner} {n:.1f}" for owner, n in sorted(by_owner.items(), key=lambda x: -x[1]) if n >= 0.05)
+        print(f"{label:<22}{total:>8.1f}  {parts}")
+
+
 def attribute(self_cost, edges):
     """Owner totals, with each ownerless function's self cost pushed up to its callers."""
     incoming = defaultdict(list)
@@ -178,8 +235,10 @@ def profile(path):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    small, large, requests = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    top = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    wants_calls = "--calls" in sys.argv
+    args = [arg for arg in sys.argv if arg != "--calls"]
+    small, large, requests = args[1], args[2], int(args[3])
+    top = int(args[4]) if len(args) > 4 else 0
     (a, fa), (b, fb) = profile(small), profile(large)
     owners = sorted(set(a["all"]) | set(b["all"]), key=lambda o: -(b["all"][o] - a["all"][o]))
     grand = sum(b["all"][o] - a["all"][o] for o in owners) / requests
@@ -197,6 +256,8 @@ def main():
         rows = sorted(((fb[n] - fa.get(n, 0)) / requests, n) for n in fb)
         for per, name in reversed(rows[-top:]):
             print(f"{per:>10,.0f}  {owner_of(name):<16} {name[:150]}")
+    if wants_calls:
+        print_calls(small, large, requests)
 
 
 if __name__ == "__main__":

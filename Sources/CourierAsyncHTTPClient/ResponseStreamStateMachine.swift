@@ -12,36 +12,57 @@ import NIOHTTP1
 struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// Held body parts, their size, and the reader's limit.
     struct Held {
-        var parts = CircularBuffer<ByteBuffer>(initialCapacity: 4)
-        var bytes = 0
+        /// The oldest part held, kept inline: a small response that waits for its reader waits as
+        /// one part, which then costs no buffer of its own. Nil only when nothing is held.
+        private var first: ByteBuffer?
+        /// The parts after `first`, in order; made when a second part waits.
+        private var rest: CircularBuffer<ByteBuffer>?
+        private(set) var bytes = 0
         /// Bytes held before reads from the socket pause; at least 1, so that a paused socket
         /// always has a part whose taking resumes it. Only ever raised.
         var limit: Int
 
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        var isEmpty: Bool { first == nil }
+
         mutating func take() -> ByteBuffer? {
-            guard let part = parts.popFirst() else { return nil }
+            guard let part = first else { return nil }
+            first = rest?.popFirst()
             bytes -= part.readableBytes
             return part
         }
 
         mutating func append(_ part: ByteBuffer) {
-            parts.append(part)
             bytes += part.readableBytes
+            guard first != nil else {
+                first = part
+                return
+            }
+            if rest == nil { rest = CircularBuffer(initialCapacity: 4) }
+            rest?.append(part)
         }
 
         mutating func prepend(_ unwritten: CircularBuffer<ByteBuffer>) {
             for part in unwritten.reversed() {
-                parts.prepend(part)
+                if let first {
+                    if rest == nil { rest = CircularBuffer(initialCapacity: 4) }
+                    rest?.prepend(first)
+                }
+                first = part
                 bytes += part.readableBytes
             }
         }
 
         mutating func takeAll() -> CircularBuffer<ByteBuffer> {
-            defer {
-                parts.removeAll(keepingCapacity: true)
-                bytes = 0
-            }
-            return parts
+            var all = rest ?? CircularBuffer(initialCapacity: 4)
+            if let first { all.prepend(first) }
+            first = nil
+            rest = nil
+            bytes = 0
+            return all
         }
     }
 
@@ -76,9 +97,22 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         state = .awaitingHead(waiter: nil, limit: max(1, bufferedByteLimit))
     }
 
-    /// True once the response ended, well or badly.
-    var isComplete: Bool {
-        switch state {
+    /// Moves the state out for a transition, which puts the next one back before it returns.
+    /// Matching `state` where it is stored copies its whole payload first (an outlined copy per
+    /// event), and the held parts' buffer again at its first change (copy-on-write: the state
+    /// still shared it); moved out, the payload has one owner and changes in place.
+    private mutating func takeState() -> State {
+        var taken = State.awaitingHead(waiter: nil, limit: 1)
+        swap(&taken, &state)
+        return taken
+    }
+
+    /// True once the response ended, well or badly. Mutating only to look without a copy (see
+    /// ``takeState()``).
+    mutating func isComplete() -> Bool {
+        var taken = takeState()
+        defer { swap(&taken, &state) }
+        switch taken {
         case .awaitingHead, .streaming: return false
         case .finished, .failed: return true
         }
@@ -94,12 +128,17 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
 
     /// The head, the error that ended the exchange, or nil when `waiter` must wait (kept).
     mutating func waitForHead(_ waiter: HeadWaiter) -> Result<HTTPResponseHead, any Error>? {
-        switch state {
+        let taken = takeState()
+        switch taken {
         case .awaitingHead(_, let limit):
             state = .awaitingHead(waiter: waiter, limit: limit)
             return nil
-        case .streaming(let head, _), .finished(let head, _, _): return .success(head)
-        case .failed(_, let error, _): return .failure(error)
+        case .streaming(let head, _), .finished(let head, _, _):
+            state = taken
+            return .success(head)
+        case .failed(_, let error, _):
+            state = taken
+            return .failure(error)
         }
     }
 
@@ -114,8 +153,10 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
 
     /// The next part for the reader; with `waiter`, kept when nothing is there yet.
     mutating func takePart(waiter: BodyWaiter? = nil) -> Take {
-        switch state {
-        case .awaitingHead: return .wait
+        switch takeState() {
+        case .awaitingHead(let headWaiter, let limit):
+            state = .awaitingHead(waiter: headWaiter, limit: limit)
+            return .wait
         case .streaming(let head, var streaming):
             if let part = streaming.held.take() {
                 let resumed = streaming.held.bytes < streaming.held.limit ? streaming.pausedSocket : nil
@@ -127,13 +168,13 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
             state = .streaming(head, streaming)
             return .wait
         case .finished(let head, var held, let writing):
-            guard let part = held.take() else { return .end }
+            let part = held.take()
             state = .finished(head, held, writing: writing)
-            return .part(part, resume: nil)
+            return part.map { .part($0, resume: nil) } ?? .end
         case .failed(var held, let error, let writing):
-            guard let part = held.take() else { return .failure(error) }
+            let part = held.take()
             state = .failed(held, error, writing: writing)
-            return .part(part, resume: nil)
+            return part.map { .part($0, resume: nil) } ?? .failure(error)
         }
     }
 
@@ -193,7 +234,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         guard case .streaming(let head, var streaming) = state, var file = streaming.file else {
             return .handBack(nil, resume: nil)
         }
-        if keepsFile, !streaming.held.parts.isEmpty {
+        if keepsFile, !streaming.held.isEmpty {
             let more = streaming.held.takeAll()
             state = .streaming(head, streaming)
             return .write(more)
@@ -215,9 +256,14 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
 
     /// The head arrived; the reader waiting for it, to wake.
     mutating func receivedHead(_ head: HTTPResponseHead) -> HeadWaiter? {
-        guard case .awaitingHead(let waiter, let limit) = state else { return nil }
-        state = .streaming(head, Streaming(held: Held(limit: limit)))
-        return waiter
+        switch takeState() {
+        case .awaitingHead(let waiter, let limit):
+            state = .streaming(head, Streaming(held: Held(limit: limit)))
+            return waiter
+        case let other:
+            state = other
+            return nil
+        }
     }
 
     enum Arrival {
@@ -235,8 +281,21 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
 
     /// A body part arrived; `makePromise` makes the promise a paused socket waits on.
     mutating func receivedPart(_ part: ByteBuffer, makePromise: () -> EventLoopPromise<Void>) -> Arrival {
-        guard case .streaming(let head, var streaming) = state else { return .drop }
-        defer { state = .streaming(head, streaming) }
+        switch takeState() {
+        case .streaming(let head, var streaming):
+            let arrival = Self.arrive(part, in: &streaming, makePromise: makePromise)
+            state = .streaming(head, streaming)
+            return arrival
+        case let other:
+            state = other
+            return .drop
+        }
+    }
+
+    /// What becomes of `part` while the response streams.
+    private static func arrive(
+        _ part: ByteBuffer, in streaming: inout Streaming, makePromise: () -> EventLoopPromise<Void>
+    ) -> Arrival {
         if var file = streaming.file, !file.isWriting {
             file.isWriting = true
             streaming.file = file
@@ -267,7 +326,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// with `headlessError` (the connection closed before the response), made only then: boxing an
     /// error costs an allocation on every response otherwise.
     mutating func finished(headlessError: @autoclosure () -> any Error) -> Ending? {
-        switch state {
+        let taken = takeState()
+        switch taken {
         case .awaitingHead(let waiter, _):
             state = .failed(Held(limit: 1), headlessError(), writing: nil)
             return Ending(headWaiter: waiter)
@@ -276,6 +336,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
             state = .finished(head, streaming.held, writing: writing)
             return ending
         case .finished, .failed:
+            state = taken
             return nil
         }
     }

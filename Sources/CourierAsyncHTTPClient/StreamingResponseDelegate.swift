@@ -96,7 +96,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     var isRequestSent: Bool { state.withLockedValue { $0.requestSent } }
 
     /// True once the response ended, well or badly; a body dropped before then must cancel the request.
-    var isComplete: Bool { state.withLockedValue { $0.machine.isComplete } }
+    var isComplete: Bool { state.withLockedValue { $0.machine.isComplete() } }
 
     // MARK: Consumer side (Swift tasks)
 
@@ -188,7 +188,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         guard let timer = try? task.eventLoop.scheduleCallback(at: now + idleReadTimeout, handler: self) else { return }
         let stale = state.withLockedValue { state -> NIOScheduledCallback? in
             state.lastResponsePart = now
-            if state.machine.isComplete { return timer }
+            if state.machine.isComplete() { return timer }
             state.idleTimer = timer
             state.idleTask = task
             return nil
@@ -200,7 +200,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         guard let idleReadTimeout else { return }
         let now = NIODeadline.now()
         let expired = state.withLockedValue { state -> HTTPClient.Task<Void>? in
-            guard !state.machine.isComplete else { return nil }
+            guard !state.machine.isComplete() else { return nil }
             let due = state.lastResponsePart + idleReadTimeout
             if now < due || state.machine.isHoldingSocket {
                 // A part arrived since the timer was set, or the socket is held back for the reader.

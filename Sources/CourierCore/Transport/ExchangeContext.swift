@@ -57,7 +57,7 @@ public struct ExchangeContext: Sendable {
         for request: Request, defaultTimeout: Duration?, uploadProgress: (@Sendable (Int64) -> Void)? = nil,
         cancellation: ExchangeCancellation = .none
     ) {
-        let deadline = RequestDeadline(for: request, defaultSeconds: defaultTimeout?.seconds)
+        let deadline = RequestDeadline(interval: request.timeoutInterval, defaultSeconds: defaultTimeout?.seconds)
         self.init(deadline: deadline?.instant, uploadProgress: uploadProgress, cancellation: cancellation)
     }
 }

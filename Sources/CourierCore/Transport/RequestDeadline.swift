@@ -10,20 +10,21 @@ struct RequestDeadline: Sendable, Equatable {
     var instant: NIODeadline
     var seconds: Double
 
-    /// A deadline `seconds` from now; nil for none (nil, NaN, infinite or absurdly long
-    /// intervals), now for a negative one.
-    init?(seconds interval: Double?, now: NIODeadline = .now()) {
+    /// A deadline `seconds` from `now` (the clock is read only when there is an interval); nil
+    /// for none (nil, NaN, infinite or absurdly long intervals), now for a negative one.
+    init?(seconds interval: Double?, now: NIODeadline? = nil) {
         guard let interval, interval.isFinite, interval < 1e9 else { return nil }
         seconds = max(0, interval)
-        instant = now + .nanoseconds(Int64(seconds * 1_000_000_000))
+        instant = (now ?? .now()) + .nanoseconds(Int64(seconds * 1_000_000_000))
     }
 
-    /// The request's own deadline, else `defaultSeconds` (the transport's); nil for neither.
-    init?(for request: Request, defaultSeconds: Double?, now: NIODeadline = .now()) {
-        guard
-            let deadline = RequestDeadline(seconds: request.timeoutInterval, now: now)
-                ?? RequestDeadline(seconds: defaultSeconds, now: now)
-        else { return nil }
+    /// `interval` (a request's own ``Request/timeoutInterval``), else `defaultSeconds` (the
+    /// transport's); nil for neither. It takes the interval rather than the request: a request
+    /// read from a task to pass here would be copied whole.
+    init?(interval: Double?, defaultSeconds: Double?) {
+        guard let deadline = RequestDeadline(seconds: interval) ?? RequestDeadline(seconds: defaultSeconds) else {
+            return nil
+        }
         self = deadline
     }
 }

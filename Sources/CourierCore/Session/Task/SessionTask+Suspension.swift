@@ -20,18 +20,15 @@ extension SessionTask {
     /// - Throws: `.cancelled` once the task is stopping.
     @inline(never)
     func isPaused(reportingDownload completed: Int64?, of total: Int64?) throws -> Bool {
-        var now = machine.withLockedValue { machine in
-            (
-                progress: completed.flatMap { machine.downloadProgress.advance(completed: $0, total: total) },
-                isPaused: machine.isPaused, isStopping: machine.isStopping
-            )
+        var (progress, gate) = machine.withLockedValue { machine in
+            (completed.flatMap { machine.downloadProgress.advance(completed: $0, total: total) }, machine.readerGate())
         }
-        if let progress = now.progress, let handler = downloadProgressHandler {
+        if let progress, let handler = downloadProgressHandler {
             handler(progress)
-            now = machine.withLockedValue { (nil, $0.isPaused, $0.isStopping) }
+            gate = machine.withLockedValue { $0.readerGate() }
         }
-        if now.isStopping { throw cancelledError() }
-        return now.isPaused
+        if gate == .unwind { throw cancelledError() }
+        return gate == .wait
     }
 
     /// The paused case of ``waitWhileSuspended(reportingDownload:of:)``. A stop (a cancel through
@@ -41,9 +38,11 @@ extension SessionTask {
             await withCheckedContinuation { (reader: PauseWaiter) in
                 if !machine.withLockedValue({ $0.waitWhilePaused(reader) }) { reader.resume() }
             }
-            let now = machine.withLockedValue { (isPaused: $0.isPaused, isStopping: $0.isStopping) }
-            if now.isStopping { throw cancelledError() }
-            if !now.isPaused { return }
+            switch machine.withLockedValue({ $0.readerGate() }) {
+            case .unwind: throw cancelledError()
+            case .proceed: return
+            case .wait: continue
+            }
         }
     }
 }

@@ -217,7 +217,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
 
     /// The request's own deadline, else the transport's default; nil for none.
     private func makeDeadline() -> RequestDeadline? {
-        RequestDeadline(for: originalRequest, defaultSeconds: manager.transportDeadlineSeconds)
+        RequestDeadline(interval: originalRequest.timeoutInterval, defaultSeconds: manager.transportDeadlineSeconds)
     }
 
     /// Marks the body as fully received; from here a cancel or the deadline is too late. With

@@ -55,7 +55,10 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         case stopping(Waiters, StopReason)
         /// The outcome is decided; completion hooks run before the waiters get it.
         case finishing(Waiters)
-        case completed(Result<SessionResponse, CourierError>, resumeData: ResumeData?)
+        // Boxed: the outcome is large, and a state that holds it inline is copied whole (an
+        // outlined copy through the enum's value witness) each time a query such as `isStopping`
+        // matches a case, several times per request; boxed, matching another case copies nothing.
+        indirect case completed(Result<SessionResponse, CourierError>, resumeData: ResumeData?)
     }
 
     /// What stops a transfer in flight; performed outside the lock.
@@ -103,16 +106,30 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     var uploadProgress = ProgressTracker()
     var downloadProgress = ProgressTracker()
 
-    /// True while a reader should wait.
-    var isPaused: Bool {
-        if case .paused = state { return true }
-        return false
-    }
-
     /// True once the transfer must unwind: cancelled, or past its deadline.
     var isStopping: Bool {
         if case .stopping = state { return true }
         return false
+    }
+
+    /// What a reader does at its next step: go on, wait (paused) or unwind (stopping).
+    enum ReaderGate {
+        case proceed, wait, unwind
+    }
+
+    /// Whether the task is paused, and ``isStopping``, in one look, which readers take before every attempt and
+    /// body chunk. Mutating only to look without a copy: matching `state` where it is stored
+    /// copies its whole payload first (an outlined copy, several per request); moved out, it is
+    /// matched in place and moved back.
+    mutating func readerGate() -> ReaderGate {
+        var taken = State.notStarted(Waiters())
+        swap(&taken, &state)
+        defer { swap(&taken, &state) }
+        switch taken {
+        case .paused: return .wait
+        case .stopping: return .unwind
+        case .notStarted, .running, .delivering, .finishing, .completed: return .proceed
+        }
     }
 
     /// A download that stops now keeps its partial file: it was cancelled asking for resume data.

@@ -199,17 +199,30 @@ struct TaskStateMachineTests {
         #expect(completion == .deliverCancelled)
     }
 
+    @Test(arguments: TaskPhase.allCases)
+    func aReaderWaitsOnlyWhenPausedAndUnwindsOnlyWhenStopping(phase: TaskPhase) {
+        var machine = phase.machine()
+        let gate = machine.readerGate()
+        switch phase {
+        case .paused: #expect(gate == .wait)
+        case .canceling, .expired: #expect(gate == .unwind)
+        case .notStarted, .running, .delivering, .finishing, .completed: #expect(gate == .proceed)
+        }
+        // Looking leaves the state as it was.
+        #expect(machine.state.phase == phase.machine().state.phase)
+    }
+
     @Test func resumingAfterASuspendWakesTheReadersThatWaited() {
         var machine = TaskPhase.running.machine()
         let waits = machine.waitWhilePaused(1)
         #expect(!waits)  // running: no wait
         _ = machine.suspend()
-        #expect(machine.isPaused)
+        #expect(machine.readerGate() == .wait)
         let waitsWhenPaused = machine.waitWhilePaused(7)
         #expect(waitsWhenPaused)
         guard case .wake(let readers) = machine.start(deadline: nil) else { Issue.record("no wake"); return }
         #expect(readers == [7])
-        #expect(!machine.isPaused)
+        #expect(machine.readerGate() == .proceed)
     }
 
     @Test func everyWaiterGetsTheOutcomeOnceAndLaterOnesAtOnce() {
