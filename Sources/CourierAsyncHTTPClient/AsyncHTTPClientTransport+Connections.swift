@@ -97,13 +97,9 @@ final class ConnectionLedger: Sendable {
     /// Plain HTTP/1.1 connections only: measured against nginx (512 MiB, six runs each), wide
     /// reads over TLS took 0.45-0.83 s and 65-103 MiB against 0.32-0.51 s and 51-57 MiB without,
     /// and over HTTP/2 1.6-2.1 s and 124-173 MiB against 0.86-1.09 s and 63-73 MiB.
-    ///
-    /// The wide buffers start mid-page (``MidPageBuffers``), where the kernel's copy into them
-    /// runs at full speed.
     private static func widenReads(of channel: any Channel) {
         let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
         try? channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: allocator)
-        try? channel.syncOptions?.setOption(ChannelOptions.allocator, value: MidPageBuffers.allocator)
     }
 
     func record(_ head: HTTPRequestHead, _ info: ConnectionInfo) {

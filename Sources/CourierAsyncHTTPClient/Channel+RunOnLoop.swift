@@ -10,12 +10,7 @@ extension Channel {
         then next: (@Sendable (any Channel) -> EventLoopFuture<Void>)? = nil,
         _ body: @escaping @Sendable () -> Void
     ) -> EventLoopFuture<Void> {
-        guard eventLoop.inEventLoop else {
-            return eventLoop.flatSubmit {
-                body()
-                return next?(self) ?? self.eventLoop.makeSucceededVoidFuture()
-            }
-        }
+        guard eventLoop.inEventLoop else { return eventLoop.flatSubmit { self.runOnLoop(then: next, body) } }
         body()
         return next?(self) ?? eventLoop.makeSucceededVoidFuture()
     }

@@ -3,14 +3,6 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Says in words why a connection failed, where NIO's descriptions read
 /// `connection reset (error set): Connection refused) (errno: 111)`: a name that did not
 /// resolve, a refused or unreachable address, a reset, each with the host and port it was about.

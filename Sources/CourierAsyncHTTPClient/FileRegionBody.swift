@@ -44,11 +44,7 @@ final class FileRegionBody: Sendable {
     let files: [OpenFile]
     /// The exact number of body bytes.
     let contentLength: Int64
-    private let lifecycle = NIOLockedValueBox(Lifecycle())
-
-    private struct Lifecycle {
-        var isClosed = false
-    }
+    private let isClosed = NIOLockedValueBox(false)
 
     /// Opens every file segment and checks it still holds its declared bytes.
     /// - Throws: `CourierError` `.invalidFile` when a file cannot be opened, `.bodyLengthMismatch`
@@ -56,20 +52,13 @@ final class FileRegionBody: Sendable {
     init(segments: [BodySegment]) throws {
         var pieces: [Piece] = []
         var files: [OpenFile] = []
-        var pendingSmall: [ByteBuffer] = []
+        var small = ByteBuffer()
         var total: Int64 = 0
 
         func flushSmall() {
-            switch pendingSmall.count {
-            case 0: return
-            case 1: pieces.append(.bytes(pendingSmall[0]))
-            default:
-                var joined = ByteBuffer()
-                joined.reserveCapacity(pendingSmall.reduce(0) { $0 + $1.readableBytes })
-                for var buffer in pendingSmall { joined.writeBuffer(&buffer) }
-                pieces.append(.bytes(joined))
-            }
-            pendingSmall.removeAll(keepingCapacity: true)
+            guard small.readableBytes > 0 else { return }
+            pieces.append(.bytes(small))
+            small = ByteBuffer()
         }
 
         do {
@@ -79,7 +68,7 @@ final class FileRegionBody: Sendable {
                 case .bytes(let buffer):
                     guard buffer.readableBytes > 0 else { continue }
                     if buffer.readableBytes < Self.smallSegmentLimit {
-                        pendingSmall.append(buffer)
+                        small.writeImmutableBuffer(buffer)
                     } else {
                         flushSmall()
                         pieces.append(.bytes(buffer))
@@ -120,7 +109,7 @@ final class FileRegionBody: Sendable {
             ? nil
             : task.eventLoop.scheduleRepeatedTask(initialDelay: Self.watchInterval, delay: Self.watchInterval) {
                 [weak self] repeated in
-                guard let self, !self.lifecycle.withLockedValue({ $0.isClosed }), !isRequestSent() else {
+                guard let self, !self.isClosed.withLockedValue({ $0 }), !isRequestSent() else {
                     repeated.cancel()
                     return
                 }
@@ -141,11 +130,11 @@ final class FileRegionBody: Sendable {
     /// leak its descriptor, and a debug build traps in its deinit. So a refused close is tried
     /// again on `eventLoop`, a moment later, until the send lets go of it.
     func close(retryingOn eventLoop: (any EventLoop)? = nil) {
-        let shouldClose = lifecycle.withLockedValue { state in
-            defer { state.isClosed = true }
-            return !state.isClosed
+        let wasClosed = isClosed.withLockedValue { isClosed in
+            defer { isClosed = true }
+            return isClosed
         }
-        guard shouldClose else { return }
+        guard !wasClosed else { return }
         for file in files { Self.closeFile(file, retryingOn: eventLoop) }
     }
 
@@ -160,13 +149,10 @@ final class FileRegionBody: Sendable {
             return previous ?? writer.write(.byteBuffer(ByteBuffer()))
         }
         let data: IOData
-        let nextIndex: Int
-        let nextPosition: Int64
+        var next: (index: Int, position: Int64) = (pieceIndex + 1, 0)
         switch pieces[pieceIndex] {
         case .bytes(let buffer):
             data = .byteBuffer(buffer)
-            nextIndex = pieceIndex + 1
-            nextPosition = 0
         case .file(let file):
             let count = Swift.min(Self.regionSize, file.length - position)
             if let previous, let error = Self.shrinkError(of: file, needing: position + count) {
@@ -174,13 +160,11 @@ final class FileRegionBody: Sendable {
             }
             let start = Int(file.offset + position)
             data = .fileRegion(FileRegion(fileHandle: file.handle, readerIndex: start, endIndex: start + Int(count)))
-            let done = position + count >= file.length
-            nextIndex = done ? pieceIndex + 1 : pieceIndex
-            nextPosition = done ? 0 : position + count
+            if position + count < file.length { next = (pieceIndex, position + count) }
         }
         let written = writer.write(data)
-        return written.flatMap {
-            self.write(pieceIndex: nextIndex, position: nextPosition, after: written, to: writer)
+        return written.flatMap { [next] in
+            self.write(pieceIndex: next.index, position: next.position, after: written, to: writer)
         }
     }
 
@@ -207,16 +191,10 @@ final class FileRegionBody: Sendable {
 
     private static func open(path: String, offset: Int64, length: Int64) throws -> OpenFile {
         let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw CourierError(
-                .invalidFile, "cannot open \(path): \(String(cString: strerror(code)))", offendingInput: path,
-                underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
-        }
-        let sizeDescriptor = dup(descriptor)
+        let sizeDescriptor = descriptor >= 0 ? dup(descriptor) : -1
         guard sizeDescriptor >= 0 else {
             let code = errno
-            Foundation.close(descriptor)
+            if descriptor >= 0 { Foundation.close(descriptor) }
             throw CourierError(
                 .invalidFile, "cannot open \(path): \(String(cString: strerror(code)))", offendingInput: path,
                 underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))

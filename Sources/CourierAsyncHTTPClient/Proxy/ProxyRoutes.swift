@@ -47,24 +47,19 @@ final class ProxyRoutes: Sendable {
     {
         let forwards = server.kind == .http && request.url.scheme?.lowercased() == "http"
         let transport = try transport(for: Route(server: server, absoluteForm: forwards), url: request.url)
-        guard forwards else {
-            do {
-                return try await transport.send(request, context: context)
-            } catch let error as CourierError {
-                throw Self.proxyError(error, server: server, url: request.url)
-            }
-        }
-        let forwarded = try AbsoluteFormForwarding.request(request, to: server)
+        let forwarded = try forwards ? AbsoluteFormForwarding.request(request, to: server) : request
         do {
             var response = try await transport.send(forwarded, context: context)
-            // Only a proxy answers 407: the same typed refusal as a tunnel's, not a response.
-            guard response.head.statusCode != 407 else {
+            // Only the proxy answers 407 to a forwarded request: the same typed refusal as a
+            // tunnel's, not a response.
+            guard !forwards || response.head.statusCode != 407 else {
                 throw Self.authenticationRefused(by: server, url: request.url, underlyingError: nil)
             }
             response.head.url = request.url
             return response
         } catch var error as CourierError where error.code != .proxyFailed {
-            // Said of the URL the caller asked for, not of the proxy's address it went to.
+            // Said of the URL the caller asked for, not of the proxy's address a forwarded
+            // request went to.
             let sent = forwarded.url.absoluteString
             error.message = error.message.replacingOccurrences(of: sent, with: request.url.absoluteString)
             if error.offendingInput == sent { error.offendingInput = request.url.absoluteString }
@@ -81,10 +76,16 @@ final class ProxyRoutes: Sendable {
             }
             if let transport = state.transports[route] { return transport }
             var configuration = base
+            let server = route.server
             if route.absoluteForm {
                 configuration.forwardsInAbsoluteForm = true
+            } else if server.kind == .socks5 {
+                configuration.clientProxy = .socksServer(host: server.host, port: server.port)
             } else {
-                configuration.clientProxy = route.server.clientProxy
+                let authorization = server.username.map {
+                    HTTPClient.Authorization.basic(username: $0, password: server.password ?? "")
+                }
+                configuration.clientProxy = .server(host: server.host, port: server.port, authorization: authorization)
             }
             let transport = AsyncHTTPClientTransport(configuration: configuration)
             state.transports[route] = transport
