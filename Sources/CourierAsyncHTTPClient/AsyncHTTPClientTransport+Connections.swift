@@ -11,7 +11,8 @@ import NIOSSL
 ///
 /// AsyncHTTPClient has no public API for a request's connection. Its debug initializers see each
 /// new HTTP/1.1 connection and each HTTP/2 stream, though, so a small handler goes into every
-/// pipeline, next to the request encoder, and notes the request head each one writes together
+/// HTTP/1.1 pipeline, next to the request encoder (``RequestHeadProbe``; each HTTP/2 stream's
+/// ``HTTP2StreamGuard`` does the same), and notes the request head each one writes together
 /// with what the connection knows (how many requests it carried before, its remote address).
 /// The delegate takes the note whose head equals the one AsyncHTTPClient hands it in
 /// `didSendRequestHead`. Two identical requests in flight at once (same method, target and
@@ -69,20 +70,6 @@ final class ConnectionLedger: Sendable {
             channel.runOnLoop(then: previousConnectionInitializer) {
                 let counter = ConnectionUseCounter(remoteAddress: Self.describe(channel.remoteAddress))
                 try? channel.pipeline.syncOperations.addHandler(counter)
-            }
-        }
-        let previousStreamInitializer = configuration.http2StreamChannelDebugInitializer
-        configuration.http2StreamChannelDebugInitializer = { [self] stream in
-            stream.runOnLoop(then: previousStreamInitializer) {
-                let sync = stream.pipeline.syncOperations
-                guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
-                // A stream shares its connection's event loop.
-                let parent = stream.parent
-                let counter = try? parent?.pipeline.syncOperations.handler(type: ConnectionUseCounter.self)
-                let probe = RequestHeadProbe(
-                    ledger: self,
-                    counter: counter ?? ConnectionUseCounter(remoteAddress: Self.describe(parent?.remoteAddress)))
-                try? sync.addHandler(probe, position: .after(codec))
             }
         }
         return configuration

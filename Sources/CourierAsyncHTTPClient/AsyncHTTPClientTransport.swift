@@ -29,7 +29,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
     /// The one client: every request may ride HTTP/2 where the server offers it, with or without
-    /// a body, however its response is read (`HTTP2EarlyAnswerGuard` keeps AsyncHTTPClient's
+    /// a body, however its response is read (`HTTP2StreamGuard` keeps AsyncHTTPClient's
     /// HTTP/2 handler safe from early answers; a slow reader holds its stream's flow-control
     /// window, see `StreamingResponseDelegate`).
     let client: HTTPClient
@@ -65,7 +65,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: connectionLedger.instrument(
-                configuration.makeClientConfiguration(),
+                configuration.makeClientConfiguration(connectionLedger: connectionLedger),
                 raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
     }
 
