@@ -183,8 +183,16 @@ extension AsyncHTTPClientTransport {
             }
             // Every HTTP/2 stream gets an HTTP2StreamGuard, right after its codec (it must stay
             // next to AsyncHTTPClient's request handler), so that request bodies may ride HTTP/2.
+            // Installed directly when already on the loop (always, so far): the closure that
+            // `runOnLoop` takes would cost an allocation per stream.
             configuration.http2StreamChannelDebugInitializer = { stream in
-                stream.runOnLoop { HTTP2StreamGuard.install(onStream: stream, ledger: connectionLedger) }
+                guard stream.eventLoop.inEventLoop else {
+                    return stream.eventLoop.submit {
+                        HTTP2StreamGuard.install(onStream: stream, ledger: connectionLedger)
+                    }
+                }
+                HTTP2StreamGuard.install(onStream: stream, ledger: connectionLedger)
+                return stream.eventLoop.makeSucceededVoidFuture()
             }
             return configuration
         }

@@ -25,10 +25,12 @@ final class ConnectionLedger: Sendable {
         var info: ConnectionInfo
     }
 
-    /// Notes kept for requests whose delegate has not yet asked.
+    /// Notes kept for requests whose delegate has not yet asked; origins whose loop is kept.
     static let capacity = 64
 
     private let notes = NIOLockedValueBox<[Note]>([])
+    /// The event loop of each origin's HTTP/2 connection, by the Host header its streams send.
+    private let http2Loops = NIOLockedValueBox<[String: any EventLoop]>([:])
 
     init() {
         notes.withLockedValue { $0.reserveCapacity(Self.capacity) }
@@ -98,6 +100,28 @@ final class ConnectionLedger: Sendable {
             if notes.count >= Self.capacity { notes.removeFirst() }
             notes.append(Note(head: head, info: info))
         }
+    }
+
+    /// Notes that requests with this Host header ride an HTTP/2 connection on `loop`.
+    func noteHTTP2Loop(_ loop: any EventLoop, host: String) {
+        http2Loops.withLockedValue { loops in
+            guard loops[host] !== loop else { return }
+            if loops.count >= Self.capacity { loops.removeAll(keepingCapacity: true) }
+            loops[host] = loop
+        }
+    }
+
+    /// Where `request`'s delegate runs: on the loop of its origin's HTTP/2 connection when one
+    /// was seen, else wherever AsyncHTTPClient likes. Why: its request bag and the delegate run
+    /// on the task's loop, and each callback from a connection on another loop (head sent, body
+    /// resumed, each body write, response head, parts, end) is a hop with its allocations and
+    /// wake-up; over HTTP/2 every request to the origin shares the one connection, so one loop
+    /// serves them all without hops (BENCHMARKS.md, issue 44). HTTP/1.1 origins keep their
+    /// connections spread over the loops.
+    func eventLoopPreference(for request: HTTPClient.Request) -> HTTPClient.EventLoopPreference {
+        guard request.scheme == "https" else { return .indifferent }
+        let host = request.port == 443 ? request.host : "\(request.host):\(request.port)"
+        return http2Loops.withLockedValue { $0[host] }.map { .delegate(on: $0) } ?? .indifferent
     }
 
     /// The note for a request with this head, taken out of the ledger; nil when there is none.

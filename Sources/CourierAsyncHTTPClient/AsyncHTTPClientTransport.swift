@@ -135,7 +135,9 @@ public final class AsyncHTTPClientTransport: Transport {
                 let outgoing = try requestTemplates.request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
-                task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: nil)
+                task = client.execute(
+                    request: outgoing, delegate: delegate,
+                    eventLoop: connectionLedger.eventLoopPreference(for: outgoing), deadline: nil)
             } catch {
                 fileBody?.close()
                 throw error
@@ -209,12 +211,13 @@ public final class AsyncHTTPClientTransport: Transport {
             default: return (nil, nil, nil)
             }
         }
+        // Bytes in memory first: they have no file region, and asking costs an array.
+        if let bytes = body.bufferedBytes, uploadProgress == nil || bytes.readableBytes <= BodyPump.sliceSize {
+            return (.byteBuffer(bytes), nil, nil)
+        }
         if let segments = sendfileSegments(of: request) {
             let fileBody = try FileRegionBody(segments: segments)
             return (fileBody.makeBody(), fileBody, nil)
-        }
-        if let bytes = body.bufferedBytes, uploadProgress == nil || bytes.readableBytes <= BodyPump.sliceSize {
-            return (.byteBuffer(bytes), nil, nil)
         }
         let pump = BodyPump()
         return (pump.body(try body.makeChunks(), length: body.contentLength), nil, pump)

@@ -51,7 +51,7 @@ extension HTTP2StreamGuard {
             case deliverEnd(HTTPHeaders?)
             /// Fail the exchange on a later turn of the loop unless the handler asks for the end.
             case giveUpLater
-            /// Fire the held parts, then see ``afterReleaseOnEnd()``.
+            /// Fire the held parts, then take the end again.
             case release([HTTPClientResponsePart])
         }
 
@@ -136,14 +136,6 @@ extension HTTP2StreamGuard {
             return .forward
         }
 
-        /// After held parts were released on writability: whether the handler gets a
-        /// read-complete (and the read it asked for meanwhile), as it would after a read.
-        mutating func readCompleteAfterRelease() -> Bool {
-            guard case .answering(let status, _) = state else { return false }
-            state = .answering(status: status, awaitingBytes: false)
-            return true
-        }
-
         /// An error on the stream, or its close (`error` nil).
         mutating func streamEnded(_ error: (any Error)?) -> EndAction {
             switch state {
@@ -164,22 +156,6 @@ extension HTTP2StreamGuard {
             case .passing, .uploading, .answering, .refused:
                 return .forward
             }
-        }
-
-        /// After held parts were released as the stream ended: a whole response's end goes to
-        /// the handler; a cut one fails (the handler still has its request).
-        mutating func afterReleaseOnEnd() -> ReleaseOnEndAction {
-            guard case .answered(let trailers, _, _) = state else {
-                state = .passing
-                return .fail
-            }
-            state = .finished
-            return .deliverEnd(trailers)
-        }
-
-        enum ReleaseOnEndAction {
-            case deliverEnd(HTTPHeaders?)
-            case fail
         }
 
         /// The stream was torn down before the handler asked for the held end: the error to fail

@@ -3,43 +3,33 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 
-/// Courier's one handler in each HTTP/2 stream's pipeline, between the frame codec and
-/// AsyncHTTPClient 1.37's request handler (`HTTP2ClientRequestHandler`). It does four things,
-/// each for a fault or a gap of that handler:
+/// Courier's one handler in each HTTP/2 stream, between the frame codec and AsyncHTTPClient
+/// 1.37's request handler (`HTTP2ClientRequestHandler`), for that handler's faults and gaps:
 ///
 /// - **Early answers** (RFC 9113 §8.1; RELIABILITY.md lists the traps). The handler drops its
-///   request as soon as a response ends, even while the request body is still going out, and its
-///   state machine still says "uploading": whatever comes next (a WINDOW_UPDATE, a full stream
-///   buffer, RST_STREAM, GOAWAY, the connection closing, a client shutdown) reaches a force
-///   unwrap of the dropped request; and a 2xx head that arrives before the body's writer has
-///   started, followed by writability, trips a `preconditionFailure` in its request bag. So while
-///   a body is going out the guard holds back the end of a 2xx response until the body has ended
-///   (head and body pass at once); when the server then resets the stream (any code, a GOAWAY
-///   that leaves it out, the connection closing: the response is whole) it hands the handler the
-///   end after all, after an empty body part so that the request bag finishes without waiting
-///   for a body end that will never go out, and puts a ``Shield`` after the handler, which keeps
-///   AsyncHTTPClient's shutdown request from it and closes the stream in its place. A 3xx-5xx
-///   answer's end passes at once (the handler stops the upload for those itself) with the same
-///   empty part, and the stream is closed, which sends RST_STREAM(CANCEL): the rest of the body
-///   is not sent. A 2xx head that arrives before the writer has started is held until the stream
-///   is writable and the writer has started, reading nothing more meanwhile. The handler
-///   forwards a response end only while it waits for bytes (it asked for a read since the last
-///   read-complete), so the guard follows the reads it asks for; when the server resets the
-///   stream while the reader is behind, the end is handed over once the handler asks for more,
-///   if it does before the stream is torn down, and the exchange fails with
-///   ``HTTP2EarlyAnswerCut`` if not.
-/// - **Status codes below 100**, which the handler takes for interim responses and then traps
-///   on (`ResponseStatusGuard` has the story): the exchange fails with ``InvalidResponseStatus``
-///   and the stream is closed.
-/// - **Why a stream ended**, for resends: with the connection's ``HTTP2ConnectionBroken`` when
-///   ``HTTP2ConnectionGuard`` closed it, with ``HTTP2StreamLeftOutByGoAway`` for a stream a
-///   GOAWAY left out (NIOHTTP2 reports CANCEL, which a server may also send for a stream it did
-///   process), with ``HTTP2StreamNeverOpened`` for a stream none of whose frames was written;
-///   AsyncHTTPClient would report a bare "connection closed", after which a POST is not resent.
-/// - **The stream's window**: it tells the connection's ``HTTP2StreamWindow`` when the reader
-///   asks for bytes and what it was given (the stream is adopted once its first frames are
-///   flushed, when it has its ID, before any answer can arrive); and it notes the request head
-///   in the transport's ``ConnectionLedger``.
+///   request when a response ends, even while the body is still going out, and then traps on
+///   whatever comes next (WINDOW_UPDATE, a full stream buffer, RST_STREAM, GOAWAY, the close, a
+///   client shutdown); a 2xx head before the body's writer has started, then writability, trips
+///   its request bag. So while a body goes out the guard holds a 2xx response's end until the
+///   body ends. When the server then resets the stream (any code, a GOAWAY, the close: the
+///   response is whole) the end goes over after all, after an empty body part (so that the
+///   request bag does not wait for a body end that never goes out), and a ``Shield`` after the
+///   handler keeps the shutdown request from it. A 3xx-5xx end passes at once, the same way, and
+///   the stream is closed (RST_STREAM(CANCEL): the rest of the body is not sent). A 2xx head
+///   before the writer has started waits for writability and the writer. The handler takes an
+///   end only while it waits for bytes, so the guard follows its reads: a reset while the
+///   reader is behind hands the end over at the next read, or fails the exchange with
+///   ``HTTP2EarlyAnswerCut`` once the stream is torn down.
+/// - **Status codes below 100** (see `ResponseStatusGuard`): ``InvalidResponseStatus``, and the
+///   stream is closed.
+/// - **Why a stream ended**, for resends: ``HTTP2ConnectionBroken`` when ``HTTP2ConnectionGuard``
+///   closed the connection, ``HTTP2StreamLeftOutByGoAway`` (NIOHTTP2 says CANCEL, which a server
+///   may also send for a stream it processed), ``HTTP2StreamNeverOpened`` for a stream none of
+///   whose frames was written; AsyncHTTPClient says "connection closed", after which no POST is
+///   resent.
+/// - **The stream's window and connection**: it tells ``HTTP2StreamWindow`` when the reader asks
+///   for bytes and what it was given (adopted once its first frames are flushed, when it has its
+///   ID), and notes the request head and the connection's loop in the ``ConnectionLedger``.
 ///
 /// Every callback runs on the stream's event loop.
 final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -118,7 +108,7 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .forwardAndRelease(let held, let readPending):
             context.fireChannelWritabilityChanged()
             release(held, context)
-            guard machine.readCompleteAfterRelease() else { return }
+            guard machine.readComplete() else { return }
             context.fireChannelReadComplete()
             // From the pipeline's tail, through the handler, so that it knows it asked.
             if readPending { context.channel.read() }
@@ -166,6 +156,7 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if case .head(let head) = part, let ledger, let counter {
             ledger.record(head, ConnectionInfo(reused: counter.requests > 0, remoteAddress: counter.remoteAddress))
             counter.requests += 1
+            if let host = head.headers.first(name: "host") { ledger.noteHTTP2Loop(context.eventLoop, host: host) }
         }
         let heldEnd = machine.write(part)
         context.write(data, promise: promise)
@@ -234,15 +225,9 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 if let cut = machine.giveUp() { context.fireErrorCaught(cut) }
             }
         case .release(let held):
+            // A whole response's end then goes to the handler; a cut one fails its request.
             release(held, context)
-            switch machine.afterReleaseOnEnd() {
-            case .deliverEnd(let trailers):
-                deliverEnd(trailers, context)
-            case .fail:
-                // A cut response: the handler still has its request and fails it.
-                context.fireChannelReadComplete()
-                forward(error, context)
-            }
+            streamEnded(error, context)
         }
     }
 
