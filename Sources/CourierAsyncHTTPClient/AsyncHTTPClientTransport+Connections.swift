@@ -117,7 +117,9 @@ final class ConnectionLedger: Sendable {
     /// resumed, each body write, response head, parts, end) is a hop with its allocations and
     /// wake-up; over HTTP/2 every request to the origin shares the one connection, so one loop
     /// serves them all without hops (BENCHMARKS.md, issue 44). HTTP/1.1 origins keep their
-    /// connections spread over the loops.
+    /// connections spread over the loops; the transport asks only for bodies collected in
+    /// memory, since a body read as it arrives (a download writing its file) gains more from a
+    /// second core than it loses to hops.
     func eventLoopPreference(for request: HTTPClient.Request) -> HTTPClient.EventLoopPreference {
         guard request.scheme == "https" else { return .indifferent }
         let host = request.port == 443 ? request.host : "\(request.host):\(request.port)"

@@ -137,7 +137,9 @@ public final class AsyncHTTPClientTransport: Transport {
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
                 task = client.execute(
                     request: outgoing, delegate: delegate,
-                    eventLoop: connectionLedger.eventLoopPreference(for: outgoing), deadline: nil)
+                    eventLoop: context.readsBodyIncrementally
+                        ? .indifferent : connectionLedger.eventLoopPreference(for: outgoing),
+                    deadline: nil)
             } catch {
                 fileBody?.close()
                 throw error

@@ -29,8 +29,7 @@ extension HTTP2StreamGuard {
         }
 
         enum ReadAction {
-            case forward
-            case drop
+            case forward, drop
             /// Fail the exchange with ``InvalidResponseStatus`` and close the stream.
             case refuse(UInt)
             /// A 3xx-5xx answer ended while the body is going out.
@@ -38,8 +37,7 @@ extension HTTP2StreamGuard {
         }
 
         enum WritabilityAction {
-            case forward
-            case drop
+            case forward, drop
             /// Forward, then fire the held parts.
             case forwardAndRelease([HTTPClientResponsePart], readPending: Bool)
         }
@@ -56,8 +54,7 @@ extension HTTP2StreamGuard {
         }
 
         enum ReadRequestAction {
-            case pass
-            case hold
+            case pass, hold
             case deliverEnd(HTTPHeaders?)
         }
 
@@ -71,7 +68,7 @@ extension HTTP2StreamGuard {
                 // Nothing follows a response's end on its stream.
                 return .drop
             case .holdingHead(var held, let readPending):
-                state = .passing
+                state = .passing  // held stays the array's only owner: no copy
                 held.append(part)
                 state = .holdingHead(held, readPending: readPending)
                 return .drop
