@@ -59,20 +59,16 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.streamID = streamID
     }
 
-    /// Adds the guard after an HTTP/2 stream's frame codec, with its connection's window,
-    /// connection guard and use counter where the connection has them. Call on the stream's
-    /// event loop from the stream initializer, before any other handler is added after the
-    /// codec, so that the guard stays next to the request handler; a pipeline without the codec
-    /// is left as it is.
+    /// Adds the guard right after an HTTP/2 stream's frame codec (next to the request handler),
+    /// with what its connection has of a window, a guard and a use counter. Call on the stream's
+    /// event loop; a pipeline without the codec is left as it is.
     static func install(onStream stream: any Channel, ledger: ConnectionLedger?) {
         let sync = stream.pipeline.syncOperations
         guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
         // A stream shares its connection's event loop.
         let parent = stream.parent?.pipeline.syncOperations
-        var counter: ConnectionUseCounter?
-        if ledger != nil {
-            counter =
-                (try? parent?.handler(type: ConnectionUseCounter.self))
+        let counter = ledger.map { _ in
+            (try? parent?.handler(type: ConnectionUseCounter.self))
                 ?? ConnectionUseCounter(remoteAddress: ConnectionLedger.describe(stream.parent?.remoteAddress))
         }
         let handler = HTTP2StreamGuard(
