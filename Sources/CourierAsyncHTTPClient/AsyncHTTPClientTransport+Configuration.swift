@@ -134,8 +134,9 @@ extension AsyncHTTPClientTransport {
         }
 
         /// The client configuration: no read timeout (`StreamingResponseDelegate` keeps the one
-        /// idle-read timer for ``readTimeout``).
-        func makeClientConfiguration() -> HTTPClient.Configuration {
+        /// idle-read timer for ``readTimeout``); its HTTP/2 streams note their request heads in
+        /// `connectionLedger`, when there is one.
+        func makeClientConfiguration(connectionLedger: ConnectionLedger? = nil) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: flooredTLSConfiguration,
                 redirectConfiguration: .disallow,
@@ -152,8 +153,9 @@ extension AsyncHTTPClientTransport {
             // own per request, beside the session's task and attempt spans (see
             // `SessionManager.Configuration.tracer`): its tracing is always off, by value.
             configuration.tracing.tracer = nil
-            // Every connection and HTTP/2 stream gets a ResponseStatusGuard, so that no client
-            // of the transport meets AsyncHTTPClient's trap on a status below 100.
+            // Every HTTP/1.1 connection gets a ResponseStatusGuard (an HTTP/2 stream's guard does the
+            // same), so that no client of the transport meets AsyncHTTPClient's trap on a status
+            // below 100.
             let forwardsInAbsoluteForm = forwardsInAbsoluteForm
             // And every HTTP/1.1 connection over TLS an HTTP2OnlyServerDetector, for the server
             // that speaks only HTTP/2 to a client that offered only HTTP/1.1.
@@ -179,15 +181,18 @@ extension AsyncHTTPClientTransport {
                     HTTP2StreamWindow.install(onConnection: channel)
                 }
             }
-            // Every HTTP/2 stream gets an HTTP2EarlyAnswerGuard first (it must stay next to
-            // AsyncHTTPClient's request handler), so that request bodies may ride HTTP/2.
+            // Every HTTP/2 stream gets an HTTP2StreamGuard, right after its codec (it must stay
+            // next to AsyncHTTPClient's request handler), so that request bodies may ride HTTP/2.
+            // Installed directly when already on the loop (always, so far): the closure that
+            // `runOnLoop` takes would cost an allocation per stream.
             configuration.http2StreamChannelDebugInitializer = { stream in
-                stream.runOnLoop {
-                    HTTP2EarlyAnswerGuard.install(onStream: stream)
-                    ResponseStatusGuard.install(onStream: stream)
-                    HTTP2ConnectionGuard.install(onStream: stream)
-                    HTTP2StreamWindow.install(onStream: stream)
+                guard stream.eventLoop.inEventLoop else {
+                    return stream.eventLoop.submit {
+                        HTTP2StreamGuard.install(onStream: stream, ledger: connectionLedger)
+                    }
                 }
+                HTTP2StreamGuard.install(onStream: stream, ledger: connectionLedger)
+                return stream.eventLoop.makeSucceededVoidFuture()
             }
             return configuration
         }

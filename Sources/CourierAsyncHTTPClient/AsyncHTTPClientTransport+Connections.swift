@@ -11,7 +11,8 @@ import NIOSSL
 ///
 /// AsyncHTTPClient has no public API for a request's connection. Its debug initializers see each
 /// new HTTP/1.1 connection and each HTTP/2 stream, though, so a small handler goes into every
-/// pipeline, next to the request encoder, and notes the request head each one writes together
+/// HTTP/1.1 pipeline, next to the request encoder (``RequestHeadProbe``; each HTTP/2 stream's
+/// ``HTTP2StreamGuard`` does the same), and notes the request head each one writes together
 /// with what the connection knows (how many requests it carried before, its remote address).
 /// The delegate takes the note whose head equals the one AsyncHTTPClient hands it in
 /// `didSendRequestHead`. Two identical requests in flight at once (same method, target and
@@ -24,10 +25,12 @@ final class ConnectionLedger: Sendable {
         var info: ConnectionInfo
     }
 
-    /// Notes kept for requests whose delegate has not yet asked.
+    /// Notes kept for requests whose delegate has not yet asked; origins whose loop is kept.
     static let capacity = 64
 
     private let notes = NIOLockedValueBox<[Note]>([])
+    /// The event loop of each origin's HTTP/2 connection, by the Host header its streams send.
+    private let http2Loops = NIOLockedValueBox<[String: any EventLoop]>([:])
 
     init() {
         notes.withLockedValue { $0.reserveCapacity(Self.capacity) }
@@ -71,20 +74,6 @@ final class ConnectionLedger: Sendable {
                 try? channel.pipeline.syncOperations.addHandler(counter)
             }
         }
-        let previousStreamInitializer = configuration.http2StreamChannelDebugInitializer
-        configuration.http2StreamChannelDebugInitializer = { [self] stream in
-            stream.runOnLoop(then: previousStreamInitializer) {
-                let sync = stream.pipeline.syncOperations
-                guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
-                // A stream shares its connection's event loop.
-                let parent = stream.parent
-                let counter = try? parent?.pipeline.syncOperations.handler(type: ConnectionUseCounter.self)
-                let probe = RequestHeadProbe(
-                    ledger: self,
-                    counter: counter ?? ConnectionUseCounter(remoteAddress: Self.describe(parent?.remoteAddress)))
-                try? sync.addHandler(probe, position: .after(codec))
-            }
-        }
         return configuration
     }
 
@@ -107,6 +96,30 @@ final class ConnectionLedger: Sendable {
             if notes.count >= Self.capacity { notes.removeFirst() }
             notes.append(Note(head: head, info: info))
         }
+    }
+
+    /// Notes that requests with this Host header ride an HTTP/2 connection on `loop`.
+    func noteHTTP2Loop(_ loop: any EventLoop, host: String) {
+        http2Loops.withLockedValue { loops in
+            guard loops[host] !== loop else { return }
+            if loops.count >= Self.capacity { loops.removeAll(keepingCapacity: true) }
+            loops[host] = loop
+        }
+    }
+
+    /// Where `request`'s delegate runs: on the loop of its origin's HTTP/2 connection when one
+    /// was seen, else wherever AsyncHTTPClient likes. Why: its request bag and the delegate run
+    /// on the task's loop, and each callback from a connection on another loop (head sent, body
+    /// resumed, each body write, response head, parts, end) is a hop with its allocations and
+    /// wake-up; over HTTP/2 every request to the origin shares the one connection, so one loop
+    /// serves them all without hops (BENCHMARKS.md, issue 44). HTTP/1.1 origins keep their
+    /// connections spread over the loops; the transport asks only for bodies collected in
+    /// memory, since a body read as it arrives (a download writing its file) gains more from a
+    /// second core than it loses to hops.
+    func eventLoopPreference(for request: HTTPClient.Request) -> HTTPClient.EventLoopPreference {
+        guard request.scheme == "https" else { return .indifferent }
+        let host = request.port == 443 ? request.host : "\(request.host):\(request.port)"
+        return http2Loops.withLockedValue { $0[host] }.map { .delegate(on: $0) } ?? .indifferent
     }
 
     /// The note for a request with this head, taken out of the ledger; nil when there is none.

@@ -29,7 +29,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The configuration this transport was made with.
     public let configuration: Configuration
     /// The one client: every request may ride HTTP/2 where the server offers it, with or without
-    /// a body, however its response is read (`HTTP2EarlyAnswerGuard` keeps AsyncHTTPClient's
+    /// a body, however its response is read (`HTTP2StreamGuard` keeps AsyncHTTPClient's
     /// HTTP/2 handler safe from early answers; a slow reader holds its stream's flow-control
     /// window, see `StreamingResponseDelegate`).
     let client: HTTPClient
@@ -65,7 +65,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: connectionLedger.instrument(
-                configuration.makeClientConfiguration(),
+                configuration.makeClientConfiguration(connectionLedger: connectionLedger),
                 raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
     }
 
@@ -135,7 +135,11 @@ public final class AsyncHTTPClientTransport: Transport {
                 let outgoing = try requestTemplates.request(
                     url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                     headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
-                task = client.execute(request: outgoing, delegate: delegate, eventLoop: .indifferent, deadline: nil)
+                task = client.execute(
+                    request: outgoing, delegate: delegate,
+                    eventLoop: context.readsBodyIncrementally
+                        ? .indifferent : connectionLedger.eventLoopPreference(for: outgoing),
+                    deadline: nil)
             } catch {
                 fileBody?.close()
                 throw error
@@ -209,12 +213,13 @@ public final class AsyncHTTPClientTransport: Transport {
             default: return (nil, nil, nil)
             }
         }
+        // Bytes in memory first: they have no file region, and asking costs an array.
+        if let bytes = body.bufferedBytes, uploadProgress == nil || bytes.readableBytes <= BodyPump.sliceSize {
+            return (.byteBuffer(bytes), nil, nil)
+        }
         if let segments = sendfileSegments(of: request) {
             let fileBody = try FileRegionBody(segments: segments)
             return (fileBody.makeBody(), fileBody, nil)
-        }
-        if let bytes = body.bufferedBytes, uploadProgress == nil || bytes.readableBytes <= BodyPump.sliceSize {
-            return (.byteBuffer(bytes), nil, nil)
         }
         let pump = BodyPump()
         return (pump.body(try body.makeChunks(), length: body.contentLength), nil, pump)

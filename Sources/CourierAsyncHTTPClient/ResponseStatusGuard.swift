@@ -1,7 +1,6 @@
 import CourierCore
 import NIOCore
 import NIOHTTP1
-import NIOHTTP2
 
 /// Turns a response whose status code is below 100 into an error before AsyncHTTPClient sees it.
 ///
@@ -10,9 +9,9 @@ import NIOHTTP2
 /// 101) for an interim response whose head it drops, then traps on the body and end that follow
 /// (`preconditionFailure` in its request state machine, in release builds too): one broken or
 /// hostile server would end the client's process. This handler sits between the response
-/// decoder and AsyncHTTPClient on every connection (an HTTP/2 stream's too), fails the
-/// exchange with ``InvalidResponseStatus`` instead, drops what else arrives and closes the
-/// connection (on HTTP/2, the stream), whose framing is not to be trusted after such a line.
+/// decoder and AsyncHTTPClient on every HTTP/1.1 connection (``HTTP2StreamGuard`` does the same
+/// in each HTTP/2 stream), fails the exchange with ``InvalidResponseStatus`` instead, drops what
+/// else arrives and closes the connection, whose framing is not to be trusted after such a line.
 final class ResponseStatusGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart
@@ -36,14 +35,6 @@ final class ResponseStatusGuard: ChannelInboundHandler, RemovableChannelHandler 
         let sync = channel.pipeline.syncOperations
         guard let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self) else { return }
         try? sync.addHandler(ResponseStatusGuard(), position: .after(decoder))
-    }
-
-    /// Adds a guard after an HTTP/2 stream's frame-to-HTTP/1 codec; a pipeline without one is
-    /// left as it is. Call on the stream's event loop.
-    static func install(onStream stream: any Channel) {
-        let sync = stream.pipeline.syncOperations
-        guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
-        try? sync.addHandler(ResponseStatusGuard(), position: .after(codec))
     }
 }
 

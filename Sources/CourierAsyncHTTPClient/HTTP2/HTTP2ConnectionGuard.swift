@@ -27,9 +27,9 @@ import NIOSSL
 /// the connection when NIOHTTP2 writes a GOAWAY with an error code. Either way the exchanges
 /// on the connection fail with ``HTTP2ConnectionBroken``, which names the frames or the error.
 ///
-/// It is three handlers sharing this state, all on the connection's event loop: ``Front``
-/// before NIOHTTP2's handler (raw bytes in and out), ``Back`` right after it (decoded
-/// frames), and a ``StreamReporter`` in each stream's pipeline. AsyncHTTPClient offers a hook
+/// It is two handlers sharing this state, both on the connection's event loop: ``Front``
+/// before NIOHTTP2's handler (raw bytes in and out) and ``Back`` right after it (decoded
+/// frames); each stream's ``HTTP2StreamGuard`` reports the failure to its exchange. AsyncHTTPClient offers a hook
 /// into the connection only once its HTTP/2 handlers are in place and the server's SETTINGS
 /// has been read, so ``Front`` may join in the middle of an inbound frame: it counts inbound
 /// bytes whatever they are, and cuts them at frame ends only while their headers make sense;
@@ -58,7 +58,7 @@ final class HTTP2ConnectionGuard {
     private var condemnation: Condemnation?
     /// The lowest last-stream-id of the GOAWAYs the server sent: streams above it were never
     /// processed (RFC 9113 §6.8).
-    private var goAwayLastStreamID: HTTP2StreamID?
+    private(set) var goAwayLastStreamID: HTTP2StreamID?
 
     private enum Condemnation {
         case flood(String)
@@ -92,17 +92,6 @@ final class HTTP2ConnectionGuard {
         let state = HTTP2ConnectionGuard(limit: limit)
         try? sync.addHandler(Front(state), position: .before(http2))
         try? sync.addHandler(Back(state), position: .after(http2))
-    }
-
-    /// Adds a ``StreamReporter`` after an HTTP/2 stream's frame codec, when its connection has
-    /// a guard. Call on the stream's event loop (its connection's).
-    static func install(onStream stream: any Channel) {
-        guard let parent = stream.parent,
-            let back = try? parent.pipeline.syncOperations.handler(type: Back.self)
-        else { return }
-        let sync = stream.pipeline.syncOperations
-        guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
-        try? sync.addHandler(StreamReporter(back.state), position: .after(codec))
     }
 
     // MARK: - Accounting
@@ -161,7 +150,7 @@ final class HTTP2ConnectionGuard {
     /// head only once the stream is writable); or its ID is above the last-stream-id of a GOAWAY
     /// the server sent (RFC 9113 §6.8), whatever NIOHTTP2 reported for it. Nil for a stream that
     /// may have been processed. Call on the stream's event loop.
-    fileprivate func unprocessed(_ stream: any Channel) -> (any Error)? {
+    func unprocessed(_ stream: any Channel) -> (any Error)? {
         guard let options = stream.syncOptions else { return nil }
         guard let id = try? options.getOption(HTTP2StreamChannelOptions.streamID) else {
             return HTTP2StreamNeverOpened()
@@ -316,41 +305,6 @@ extension HTTP2ConnectionGuard {
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             if !(error is HTTP2ConnectionBroken) { state.caught(error) }
             context.fireErrorCaught(error)
-        }
-    }
-
-    /// In a stream's pipeline: fails the stream's exchange with the connection's
-    /// ``HTTP2ConnectionBroken`` when the guard closed it, instead of a bare "connection closed",
-    /// and with ``HTTP2StreamLeftOutByGoAway`` when a GOAWAY left the stream unprocessed (NIOHTTP2
-    /// reports that as CANCEL, which a server may also send for a stream it did process).
-    final class StreamReporter: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = NIOAny
-
-        private let state: HTTP2ConnectionGuard
-
-        init(_ state: HTTP2ConnectionGuard) {
-            self.state = state
-        }
-
-        func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .cancel,
-                let last = state.goAwayLastStreamID, closed.streamID > last
-            {
-                context.fireErrorCaught(HTTP2StreamLeftOutByGoAway(streamID: closed.streamID, lastStreamID: last))
-                return
-            }
-            context.fireErrorCaught(error)
-        }
-
-        func channelInactive(context: ChannelHandlerContext) {
-            if let failure = state.failure {
-                context.fireErrorCaught(failure)
-            } else if let unprocessed = state.unprocessed(context.channel) {
-                // Without it AsyncHTTPClient reports a bare "connection closed", which a POST may
-                // not be resent after.
-                context.fireErrorCaught(unprocessed)
-            }
-            context.fireChannelInactive()
         }
     }
 }

@@ -8,8 +8,8 @@ import NIOHTTP2
 /// target, fixed in its connection. A stream whose reader waits keeps what that window let in,
 /// 8 MiB per stalled stream, and each DATA frame is a slice of the decrypted TLS read it came in,
 /// which keeps the whole read alive (about 4× the frame against nginx). So this handler, right
-/// after NIOHTTP2's handler, takes over the window of every stream whose ``Tap`` (first in the
-/// stream's pipeline) tells it what the stream's reader took: it writes the stream's
+/// after NIOHTTP2's handler, takes over the window of every stream whose ``HTTP2StreamGuard``
+/// tells it what the stream's reader took: it writes the stream's
 /// WINDOW_UPDATEs itself, drops the multiplexer's, and reports the stream's window to the
 /// multiplexer as ``silencedWindow`` so that its manager has nothing to update. A stream
 /// without a tap keeps swift-nio-http2's own window, so nothing can wait for a grant nobody
@@ -62,15 +62,6 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         try? sync.addHandler(HTTP2StreamWindow(), position: .after(http2))
     }
 
-    /// Adds a ``Tap`` first in an HTTP/2 stream's pipeline, when its connection has a window.
-    /// Call on the stream's event loop (its connection's).
-    static func install(onStream stream: any Channel) {
-        guard let parent = stream.parent,
-            let window = try? parent.pipeline.syncOperations.handler(type: HTTP2StreamWindow.self)
-        else { return }
-        try? stream.pipeline.syncOperations.addHandler(Tap(window), position: .first)
-    }
-
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
     }
@@ -88,8 +79,9 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
             let flow = flows[frame.streamID]
             if payload.endStream {
                 flows[frame.streamID] = nil
-            } else if flow?.isAdopted == true {
-                flows[frame.streamID]?.held += payload.data.readableBytes
+            } else if var flow, flow.isAdopted {
+                flow.held += payload.data.readableBytes
+                flows[frame.streamID] = flow
             }
             // A stream nobody adopted keeps the old rule: every small slice is copied.
             guard flow.map({ !($0.isAdopted && $0.isReading) }) ?? true,
@@ -109,12 +101,15 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         switch event {
         case let created as NIOHTTP2StreamCreatedEvent:
             if let initial = created.remoteInitialWindowSize {
-                flows[created.streamID, default: Flow()].window = Int(initial)
+                var flow = flows[created.streamID] ?? Flow()
+                flow.window = Int(initial)
+                flows[created.streamID] = flow
             }
         case let updated as NIOHTTP2WindowUpdatedEvent where updated.streamID != .rootStream:
-            guard let window = updated.inboundWindowSize, flows[updated.streamID] != nil else { break }
-            flows[updated.streamID]?.window = window
-            guard flows[updated.streamID]?.isAdopted == true else { break }
+            guard let window = updated.inboundWindowSize, var flow = flows[updated.streamID] else { break }
+            flow.window = window
+            flows[updated.streamID] = flow
+            guard flow.isAdopted else { break }
             let silenced = NIOHTTP2WindowUpdatedEvent(
                 streamID: updated.streamID, inboundWindowSize: Self.silencedWindow,
                 outboundWindowSize: updated.outboundWindowSize)
@@ -140,20 +135,24 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    // MARK: - Reports from the streams' taps
+    // MARK: - Reports from the streams' guards
 
     /// The stream `streamID` reports what its reader takes from now on; `isReading` says
     /// whether the reader asked for bytes already. Nothing is granted before the reader takes
     /// its first bytes, as swift-nio-http2 does: an answer within the initial window (most
     /// are) costs no WINDOW_UPDATE.
     func adopt(_ streamID: HTTP2StreamID, isReading: Bool) {
-        flows[streamID, default: Flow()].isAdopted = true
-        flows[streamID]?.isReading = isReading
+        var flow = flows[streamID] ?? Flow()
+        flow.isAdopted = true
+        flow.isReading = isReading
+        flows[streamID] = flow
     }
 
     /// The reader of `streamID` asked for bytes.
     func streamAsksToRead(_ streamID: HTTP2StreamID) {
-        flows[streamID]?.isReading = true
+        guard var flow = flows[streamID], !flow.isReading else { return }
+        flow.isReading = true
+        flows[streamID] = flow
     }
 
     /// The reader of `streamID` was given a frame with `bytes` of payload (zero for other frames).
@@ -162,17 +161,19 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         flow.held = max(0, flow.held - bytes)
         flow.isReading = false
         flows[streamID] = flow
-        if bytes > 0 { grantIfDue(streamID) }
+        if bytes > 0 { grantIfDue(streamID, flow) }
     }
 
     /// Tops the window of `streamID` up to ``target`` ahead of its reader once a quarter of it
     /// is missing: a WINDOW_UPDATE for every ``target``/4 bytes taken.
-    private func grantIfDue(_ streamID: HTTP2StreamID) {
-        guard let context, let flow = flows[streamID], flow.isAdopted, let window = flow.window else { return }
+    private func grantIfDue(_ streamID: HTTP2StreamID, _ flow: Flow) {
+        var flow = flow
+        guard let context, flow.isAdopted, let window = flow.window else { return }
         let increment = target - (window + flow.held)
         guard increment >= target / 4 else { return }
         // NIOHTTP2 reports the new window (an event) while the frame is written; set it first.
-        flows[streamID]?.window = window + increment
+        flow.window = window + increment
+        flows[streamID] = flow
         let grant = HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))
         context.writeAndFlush(wrapOutboundOut(grant), promise: nil)
     }
@@ -190,58 +191,5 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         var payload = payload
         payload.data = .byteBuffer(copy)
         return HTTP2Frame(streamID: frame.streamID, payload: .data(payload))
-    }
-}
-
-extension HTTP2StreamWindow {
-    /// First in an HTTP/2 stream's pipeline: tells the connection's ``HTTP2StreamWindow`` when
-    /// the stream's reader asks for bytes and what it was given.
-    ///
-    /// A client stream has its ID once its first frames are flushed; the tap adopts the stream
-    /// then, before any answer can arrive.
-    final class Tap: ChannelDuplexHandler, RemovableChannelHandler {
-        typealias InboundIn = HTTP2Frame.FramePayload
-        typealias InboundOut = HTTP2Frame.FramePayload
-        typealias OutboundIn = HTTP2Frame.FramePayload
-        typealias OutboundOut = HTTP2Frame.FramePayload
-
-        private let window: HTTP2StreamWindow
-        private var streamID: HTTP2StreamID?
-        private var isReading = false
-
-        /// `streamID` is for a stream that has one already (tests); others look it up on flush.
-        init(_ window: HTTP2StreamWindow, streamID: HTTP2StreamID? = nil) {
-            self.window = window
-            self.streamID = streamID
-        }
-
-        func handlerAdded(context: ChannelHandlerContext) {
-            if let streamID { window.adopt(streamID, isReading: isReading) }
-        }
-
-        func read(context: ChannelHandlerContext) {
-            isReading = true
-            if let streamID { window.streamAsksToRead(streamID) }
-            context.read()
-        }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            isReading = false
-            if let streamID {
-                var bytes = 0
-                if case .data(let payload) = unwrapInboundIn(data) { bytes = payload.data.readableBytes }
-                window.streamGave(streamID, bytes: bytes)
-            }
-            context.fireChannelRead(data)
-        }
-
-        func flush(context: ChannelHandlerContext) {
-            context.flush()
-            guard streamID == nil,
-                let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
-            else { return }
-            self.streamID = streamID
-            window.adopt(streamID, isReading: isReading)
-        }
     }
 }

@@ -1,12 +1,13 @@
 import NIOCore
 import NIOEmbedded
+import NIOHTTP1
 import NIOHTTP2
 import Testing
 
 @testable import CourierAsyncHTTPClient
 
 /// `HTTP2StreamWindow` in an embedded connection pipeline, with NIOHTTP2's events and frames
-/// played by hand and a stream's `Tap` in a second embedded pipeline: what it grants, what it
+/// played by hand and a stream's `HTTP2StreamGuard` in a second embedded pipeline: what it grants, what it
 /// lets through of the multiplexer's own grants, and which frames it copies.
 @Suite("HTTP/2 stream window: a stalled stream holds a small window")
 struct HTTP2StreamWindowTests {
@@ -88,9 +89,14 @@ struct HTTP2StreamWindowTests {
         return bytes
     }
 
+    /// A frame as the stream's codec hands it to the stream's guard.
+    static func part(of frame: HTTP2Frame) -> HTTPClientResponsePart {
+        .body(payload(of: frame) ?? ByteBuffer())
+    }
+
     @Test func aStalledStreamGetsNoMoreThanItsWindowAndItsWaitingFramesAreCopied() throws {
         var connection = try Connection()
-        let stream = EmbeddedChannel(handler: HTTP2StreamWindow.Tap(connection.window, streamID: Self.stream))
+        let stream = EmbeddedChannel(handler: HTTP2StreamGuard(window: connection.window, streamID: Self.stream))
         defer { _ = try? stream.finish() }
         // Adopted: nothing is granted before the reader takes its first bytes, then the window
         // is raised to the target at once.
@@ -99,7 +105,7 @@ struct HTTP2StreamWindowTests {
         try connection.receive(16_384)
         #expect(connection.recorder.windows.last == HTTP2StreamWindow.silencedWindow)
         let first = connection.recorder.frames.popLast()
-        try stream.writeInbound(try #require(first).payload)
+        try stream.writeInbound(Self.part(of: try #require(first)))
         #expect(try connection.grants() == [Self.target - (Self.initialWindow - 16_384)])
         #expect(connection.streamWindow == Self.target)
 
@@ -122,7 +128,7 @@ struct HTTP2StreamWindowTests {
         // The reader takes them: a quarter of the window back for every quarter taken.
         var granted: [Int] = []
         for frame in connection.recorder.frames {
-            try stream.writeInbound(frame.payload)
+            try stream.writeInbound(Self.part(of: frame))
             granted += try connection.grants()
         }
         #expect(granted == Array(repeating: Self.target / 4, count: 4))
@@ -131,7 +137,7 @@ struct HTTP2StreamWindowTests {
 
     @Test func framesForAReaderThatAskedAreNotCopiedAndTheEndStopsTheGrants() throws {
         var connection = try Connection()
-        let stream = EmbeddedChannel(handler: HTTP2StreamWindow.Tap(connection.window, streamID: Self.stream))
+        let stream = EmbeddedChannel(handler: HTTP2StreamGuard(window: connection.window, streamID: Self.stream))
         defer { _ = try? stream.finish() }
         stream.pipeline.read()
         try connection.receive(16_384)
@@ -139,21 +145,21 @@ struct HTTP2StreamWindowTests {
         #expect(passed.storageCapacity >= 256 << 10, "the slice itself, no copy")
 
         // Given to the reader, who does not ask again: the next frame will wait, so it is copied.
-        try stream.writeInbound(try #require(connection.recorder.frames.last).payload)
+        try stream.writeInbound(Self.part(of: try #require(connection.recorder.frames.last)))
         #expect(try connection.grants().count == 1)
         try connection.receive(16_384)
         #expect((connection.recorder.frames.last.flatMap(Self.payload)?.storageCapacity ?? .max) < 32_768)
 
         // After END_STREAM the window is the multiplexer's again (closed), and nothing is granted.
         try connection.receive(Self.target / 8, endStream: true)
-        for frame in connection.recorder.frames.dropFirst() { try stream.writeInbound(frame.payload) }
+        for frame in connection.recorder.frames.dropFirst() { try stream.writeInbound(Self.part(of: frame)) }
         #expect(try connection.grants() == [])
         try connection.channel.writeOutbound(
             HTTP2Frame(streamID: Self.stream, payload: .windowUpdate(windowSizeIncrement: 1)))
         #expect(try connection.grants() == [1])
     }
 
-    @Test func aStreamWithoutATapKeepsTheMultiplexersWindow() throws {
+    @Test func aStreamWithoutAGuardKeepsTheMultiplexersWindow() throws {
         var connection = try Connection()
         try connection.receive(16_384)
         #expect(connection.recorder.windows == [Self.initialWindow - 16_384], "reported as NIOHTTP2 counts it")

@@ -6,6 +6,7 @@ import NIOCore
 import NIOSSL
 import Testing
 
+@testable import AsyncHTTPClient
 @testable import CourierAsyncHTTPClient
 @testable import CourierCore
 
@@ -55,6 +56,40 @@ struct HTTP2TransportTests {
                     continuation.finish()
                 }))
         return [multipart, inMemory, oneShot]
+    }
+
+    /// A request over HTTP/2 teaches the transport its connection's loop: later requests to the
+    /// origin ask AsyncHTTPClient to run their delegate there (no thread hop per callback); another
+    /// origin, plain HTTP and a body read as it arrives ask for nothing.
+    @Test func requestsToAnHTTP2OriginAskForItsConnectionsLoop() async throws {
+        try await HTTP2TestHarness.withServer(HTTP2Options()) { context in
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates([context.certificate])
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.tlsConfiguration = tls
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            let manager = SessionManager(transport: transport)
+            let url = context.server.url("/post")
+            func asksForALoop(_ url: URL) throws -> Bool {
+                let request = try HTTPClient.Request(url: url.absoluteString)
+                if case .delegate = transport.connectionLedger.eventLoopPreference(for: request).preference {
+                    return true
+                }
+                return false
+            }
+            #expect(try !asksForALoop(url))
+            let response = try await manager.data(for: Request(method: .post, url: url, body: .data(Data("a".utf8))))
+            #expect(response.response.status.code == 200)
+            #expect(try asksForALoop(url))
+            #expect(try !asksForALoop(try #require(URL(string: "https://courier.invalid/post"))))
+            var plain = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+            plain.scheme = "http"
+            #expect(try !asksForALoop(try #require(plain.url)))
+            let again = try await manager.data(for: Request(method: .post, url: url, body: .data(Data("b".utf8))))
+            #expect(again.response.status.code == 200)
+            try await manager.shutdown()
+            try await transport.shutdown()
+        }
     }
 
     @Test func downloadsAndUploadsOverAnHTTP2Server() async throws {

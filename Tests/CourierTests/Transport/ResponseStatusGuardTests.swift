@@ -42,7 +42,8 @@ struct ResponseStatusGuardTests {
     }
 
     /// Both the plain client configuration and the instrumented one of the delegate clients put a
-    /// guard after the HTTP/1.1 decoder and after an HTTP/2 stream's codec.
+    /// guard after the HTTP/1.1 decoder, and an `HTTP2StreamGuard` (which refuses such codes
+    /// itself) after an HTTP/2 stream's codec.
     @Test(arguments: [false, true])
     func everyClientsPipelinesGetAGuard(_ instrumented: Bool) throws {
         var configuration = AsyncHTTPClientTransport.Configuration().makeClientConfiguration()
@@ -60,7 +61,7 @@ struct ResponseStatusGuardTests {
         try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
         let streamInitializer = try #require(configuration.http2StreamChannelDebugInitializer)
         try streamInitializer(stream).wait()
-        #expect((try? stream.pipeline.syncOperations.handler(type: ResponseStatusGuard.self)) != nil)
+        #expect((try? stream.pipeline.syncOperations.handler(type: HTTP2StreamGuard.self)) != nil)
         _ = try stream.finish()
     }
 }

@@ -8,12 +8,12 @@ import Testing
 @testable import AsyncHTTPClient
 @testable import CourierAsyncHTTPClient
 
-/// `HTTP2EarlyAnswerGuard` around AsyncHTTPClient 1.37's own `HTTP2ClientRequestHandler` in an
+/// `HTTP2StreamGuard` before AsyncHTTPClient 1.37's own `HTTP2ClientRequestHandler` in an
 /// embedded pipeline, driven event by event into each state where the handler alone traps (a
 /// force unwrap of its dropped request ends the test process, so reaching the end of a test is
 /// the proof), with a request that records what the handler tells it.
-@Suite("HTTP/2 early-answer guard around AsyncHTTPClient's request handler")
-struct HTTP2EarlyAnswerGuardTests {
+@Suite("HTTP/2 stream guard before AsyncHTTPClient's request handler")
+struct HTTP2StreamGuardTests {
     /// What the handler told the request, in order.
     final class RecordingRequest: HTTPExecutableRequest, @unchecked Sendable {
         let logger = Logger(label: "courier.test.h2-guard")
@@ -79,12 +79,10 @@ struct HTTP2EarlyAnswerGuardTests {
 
         init(body: RequestFramingMetadata.Body = .stream, unwritableOnHead: Bool = false) throws {
             request = RecordingRequest(body: body)
-            let state = HTTP2EarlyAnswerGuard()
             let sync = channel.pipeline.syncOperations
             if unwritableOnHead { try sync.addHandler(UnwritableOnHead(channel)) }
-            try sync.addHandler(HTTP2EarlyAnswerGuard.Inner(state))
+            try sync.addHandler(HTTP2StreamGuard())
             try sync.addHandler(HTTP2ClientRequestHandler(eventLoop: channel.eventLoop))
-            try sync.addHandler(HTTP2EarlyAnswerGuard.Outer(state))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
             channel.pipeline.syncOperations.write(NIOAny(request as any HTTPExecutableRequest), promise: nil)
             channel.pipeline.syncOperations.flush()
@@ -229,6 +227,18 @@ struct HTTP2EarlyAnswerGuardTests {
         } else {
             #expect(request.events.last == "fail HTTP2EarlyAnswerCut")
         }
+    }
+
+    /// A status code below 100, which the handler would take for an interim response and trap
+    /// on: the exchange fails with `InvalidResponseStatus`, the stream is closed, and what
+    /// follows is dropped.
+    @Test func aStatusBelow100FailsTheExchange() throws {
+        let pipeline = try Pipeline()
+        pipeline.writeBody("part")
+        try pipeline.answer(HTTPResponseStatus(statusCode: 99), "nonsense\n")
+        #expect(!pipeline.channel.isActive, "the guard closed the stream")
+        #expect(pipeline.request.events == ["headSent", "resume", "fail InvalidResponseStatus"])
+        #expect(pipeline.request.body.readableBytes == 0)
     }
 
     /// A request without a body passes untouched: its end goes with its head.
