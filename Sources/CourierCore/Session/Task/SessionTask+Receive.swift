@@ -22,7 +22,9 @@ extension SessionTask {
         return head.expectedContentLength
     }
 
-    /// Reads the body into memory, up to `cap` bytes.
+    /// Reads the body into memory, up to `cap` bytes. The caller has waited while the task was
+    /// paused before the first chunk (``deliver(_:request:hooks:resumeData:observer:)`` in the
+    /// turn of the lock that keeps the head).
     ///
     /// Only the loop's awaits are here; what happens to each chunk is done by synchronous
     /// functions that are not inlined (``BufferedBody``), so that the async frame a receiving
@@ -38,7 +40,6 @@ extension SessionTask {
         var buffered = try BufferedBody(
             expecting: Self.expectedLength(head, request: request), url: request.url, head: head, cap: cap)
         var iterator = body.makeAsyncIterator()
-        try await waitWhileSuspended()
         while let chunk = try await iterator.next() {
             try buffered.append(chunk, head: head, cap: cap)
             didReceiveData?(self, chunk)

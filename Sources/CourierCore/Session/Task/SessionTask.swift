@@ -242,12 +242,27 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// Delivers the transfer's outcome, or `.cancelled` / `.timedOut` in its place when a cancel
     /// or the deadline came first, and returns what it delivered; a second outcome is dropped
     /// (nil). `stage` says where the transfer stood, for a deadline's message.
+    ///
+    /// The task leaves the manager's list first, as its did-complete hook is read. With no hook
+    /// and no event monitor to run between them, the outcome is kept and published in the one
+    /// turn of the lock that decides it; otherwise they run in between (see ``publish(_:resumeData:didComplete:)``).
     @discardableResult
     func finish(_ result: Result<SessionResponse, CourierError>, stage: String? = nil, resumeData: ResumeData? = nil)
         -> Result<SessionResponse, CourierError>?
     {
+        let didComplete = manager.taskDidComplete(self)
+        let publishesAtOnce = didComplete == nil && manager.eventMonitors.isEmpty
+        let (action, published) = machine.withLockedValue { machine -> (Machine.CompletionAction, Machine.Waiters?) in
+            let action = machine.complete(result)
+            guard publishesAtOnce, case .deliver = action else { return (action, nil) }
+            return (action, machine.publish(result, resumeData: resumeData))
+        }
+        if let published {
+            Self.resume(published, with: result)
+            return result
+        }
         let outcome: Result<SessionResponse, CourierError>
-        switch machine.withLockedValue({ $0.complete(result) }) {
+        switch action {
         case .ignore: return nil
         case .deliver: outcome = result
         case .deliverCancelled: outcome = .failure(cancelledError())
@@ -260,19 +275,29 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
                         + (stage.map { ": it ran out \($0)" } ?? ""),
                     offendingInput: target))
         }
-        publish(outcome, resumeData: resumeData)
+        publish(outcome, resumeData: resumeData, didComplete: didComplete)
         return outcome
     }
 
+    /// Publishes an outcome that a task that never started completes with, after taking it off
+    /// the manager's list.
     private func publish(_ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?) {
-        // didComplete, the event monitors and the manager's bookkeeping run before the outcome is
-        // published, so a caller whose response() returned finds them done and the task gone from
-        // `tasks`. (Publishing first let a waiter race ahead of them: seen under AddressSanitizer.)
-        // The task leaves `tasks` as its hook is read, in one turn of the manager's lock.
-        let didComplete = manager.taskDidComplete(self)
+        publish(outcome, resumeData: resumeData, didComplete: manager.taskDidComplete(self))
+    }
+
+    private func publish(
+        _ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?,
+        didComplete: (@Sendable (SessionTask, Result<SessionResponse, CourierError>) -> Void)?
+    ) {
+        // didComplete and the event monitors run before the outcome is published, so a caller
+        // whose response() returned finds them done and the task gone from `tasks`. (Publishing
+        // first let a waiter race ahead of them: seen under AddressSanitizer.)
         didComplete?(self, outcome)
         for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
-        let waiters = machine.withLockedValue { $0.publish(outcome, resumeData: resumeData) }
+        Self.resume(machine.withLockedValue { $0.publish(outcome, resumeData: resumeData) }, with: outcome)
+    }
+
+    private static func resume(_ waiters: Machine.Waiters, with outcome: Result<SessionResponse, CourierError>) {
         waiters.first?.resume(returning: outcome)
         for waiter in waiters.more { waiter.resume(returning: outcome) }
     }
