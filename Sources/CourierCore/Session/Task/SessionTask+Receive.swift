@@ -43,9 +43,13 @@ extension SessionTask {
         while let chunk = try await iterator.next() {
             try buffered.append(chunk, head: head, cap: cap)
             didReceiveData?(self, chunk)
-            try await waitWhileSuspended(reportingDownload: buffered.received, of: buffered.total)
+            // Once the declared body is all in, no chunk is left to pause before: its progress
+            // goes with the delivery's turn of the lock below.
+            if buffered.received != buffered.total {
+                try await waitWhileSuspended(reportingDownload: buffered.received, of: buffered.total)
+            }
         }
-        try beginDelivering(finishingDownload: true)
+        try beginDelivering(finishingDownloadAt: buffered.received, of: buffered.total)
         return buffered.data()
     }
 

@@ -221,15 +221,21 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     }
 
     /// Marks the body as fully received; from here a cancel or the deadline is too late. With
-    /// `finishingDownload`, the download progress is finished in the same turn of the lock.
+    /// `received`, the download progress moves to those bytes (of `total`) and is finished, in
+    /// the same turn of the lock; the handler hears of each step that moved it, outside the lock.
     /// - Throws: `.cancelled` when a cancel or the deadline came first.
-    func beginDelivering(finishingDownload: Bool = false) throws {
-        let (delivering, progress) = machine.withLockedValue { machine -> (Bool, TransferProgress?) in
-            guard machine.beginDelivering() else { return (false, nil) }
-            return (true, finishingDownload ? machine.downloadProgress.finish() : nil)
+    func beginDelivering(finishingDownloadAt received: Int64? = nil, of total: Int64? = nil) throws {
+        let (delivering, advanced, finished) = machine.withLockedValue {
+            machine -> (Bool, TransferProgress?, TransferProgress?) in
+            guard machine.beginDelivering() else { return (false, nil, nil) }
+            guard let received else { return (true, nil, nil) }
+            // No bytes, no step before the closing one (an empty body reports only that).
+            let advanced = received > 0 ? machine.downloadProgress.advance(completed: received, total: total) : nil
+            return (true, advanced, machine.downloadProgress.finish())
         }
         guard delivering else { throw cancelledError() }
-        if let progress { downloadProgressHandler?(progress) }
+        if let advanced { downloadProgressHandler?(advanced) }
+        if let finished { downloadProgressHandler?(finished) }
     }
 
     /// The error a stopping run unwinds with; the state machine decides what is delivered.
