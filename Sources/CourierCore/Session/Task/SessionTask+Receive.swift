@@ -18,8 +18,8 @@ extension SessionTask {
     static func expectedLength(_ head: ResponseHead, request: Request) -> Int64? {
         if request.method == .head || head.statusCode == 204 || head.statusCode == 304 { return 0 }
         // Content-Length counts encoded bytes; a decompressing transport delivers more.
-        if head.hasContentCoding { return nil }
-        return head.expectedContentLength
+        let declared = head.declaredBody
+        return declared.isCoded ? nil : declared.length
     }
 
     /// Reads the body into memory, up to `cap` bytes. The caller has waited while the task was
