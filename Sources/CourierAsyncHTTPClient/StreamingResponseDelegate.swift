@@ -157,10 +157,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         // every failure before this point reaches `didReceiveError`. A request without a body
         // goes out with its end in one write, so it has no such last write to fail (and a
         // second callback on the task's future would cost it an allocation).
-        if let recorder {
-            recorder.requestHeadSent()
-            if let connection = connectionLedger?.take(head) { recorder.connection(connection) }
-        }
+        recorder?.requestHeadSent(connection: connectionLedger?.take(head))
         guard sendsBody else { return }
         task.futureResult.whenFailure { error in self.fail(error) }
     }
@@ -175,25 +172,26 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didSendRequest(task: HTTPClient.Task<Void>) {
-        let bytesSent = state.withLockedValue { state in
-            state.requestSent = true
-            return state.bytesSent
-        }
-        recorder?.requestSent(bodyBytes: sendsBody ? bytesSent : 0)
-        // As AsyncHTTPClient's read timeout: the wait for the response starts once the request is out.
-        guard let idleReadTimeout else { return }
-        let now = NIODeadline.now()
+        // As AsyncHTTPClient's read timeout: the wait for the response starts once the request is
+        // out. Armed before the one turn of the lock below: its callback runs on this event loop,
+        // so not before this returns.
+        let now = idleReadTimeout == nil ? nil : NIODeadline.now()
         // A scheduled callback with this delegate as its handler: no closure, promise or future
         // per exchange, as `scheduleTask` would allocate.
-        guard let timer = try? task.eventLoop.scheduleCallback(at: now + idleReadTimeout, handler: self) else { return }
-        let stale = state.withLockedValue { state -> NIOScheduledCallback? in
+        let timer = idleReadTimeout.flatMap { timeout in
+            now.flatMap { try? task.eventLoop.scheduleCallback(at: $0 + timeout, handler: self) }
+        }
+        let (bytesSent, stale) = state.withLockedValue { state -> (Int64, NIOScheduledCallback?) in
+            state.requestSent = true
+            guard let timer, let now else { return (state.bytesSent, nil) }
             state.lastResponsePart = now
-            if state.machine.isComplete() { return timer }
+            if state.machine.isComplete() { return (state.bytesSent, timer) }
             state.idleTimer = timer
             state.idleTask = task
-            return nil
+            return (state.bytesSent, nil)
         }
         stale?.cancel()
+        recorder?.requestSent(bodyBytes: sendsBody ? bytesSent : 0)
     }
 
     func handleScheduledCallback(eventLoop: some EventLoop) {

@@ -16,9 +16,13 @@ public struct ExchangeRecorder: Sendable {
         box = NIOLockedValueBox(ExchangeRecord())
     }
 
-    /// The request head was handed to the connection.
-    public func requestHeadSent(at instant: ContinuousClock.Instant = .now) {
-        stamp(\.headSent, at: instant)
+    /// The request head was handed to the connection; `connection` is what the transport knows
+    /// of that connection then, kept as ``connection(_:)`` keeps it, in the same turn of the lock.
+    public func requestHeadSent(at instant: ContinuousClock.Instant = .now, connection info: ConnectionInfo? = nil) {
+        box.withLockedValue { record in
+            record.headSent = ClockReading(instant)
+            if let info { record.merge(info) }
+        }
     }
 
     /// The whole request, body included, was handed to the connection; `bodyBytes` is how many
@@ -40,13 +44,7 @@ public struct ExchangeRecorder: Sendable {
 
     /// What the transport knows of the connection; nil fields leave earlier values in place.
     public func connection(_ info: ConnectionInfo) {
-        box.withLockedValue { state in
-            var merged = state.connection ?? ConnectionInfo()
-            if let reused = info.reused { merged.reused = reused }
-            if let remoteAddress = info.remoteAddress { merged.remoteAddress = remoteAddress }
-            if let httpVersion = info.httpVersion { merged.httpVersion = httpVersion }
-            state.connection = merged
-        }
+        box.withLockedValue { $0.merge(info) }
     }
 
     /// Sets `moment` to `instant` and, when the transport counted them, `count` into `countField`;
@@ -79,6 +77,15 @@ struct ExchangeRecord: Sendable {
     var bodyBytesSent: Int64?
     var wireBodyBytesReceived: Int64?
     var connection: ConnectionInfo?
+
+    /// Takes `info`'s fields over the connection's; nil fields leave earlier values in place.
+    mutating func merge(_ info: ConnectionInfo) {
+        var merged = connection ?? ConnectionInfo()
+        if let reused = info.reused { merged.reused = reused }
+        if let remoteAddress = info.remoteAddress { merged.remoteAddress = remoteAddress }
+        if let httpVersion = info.httpVersion { merged.httpVersion = httpVersion }
+        connection = merged
+    }
 }
 
 /// What a transport reported of one exchange through an ``ExchangeRecorder``; nil for what it

@@ -86,10 +86,8 @@ struct TaskObserver {
             attempts.modifyLast { attempt in
                 attempt.bodyComplete = .now
                 attempt.decodedBytesReceived = decodedBytes
-                if let head, !head.hasContentCoding {
-                    attempt.bytesReceived = decodedBytes
-                } else if let length = head?.expectedContentLength {
-                    attempt.bytesReceived = length
+                if let declared = head?.declaredBody {
+                    attempt.bytesReceived = declared.isCoded ? declared.length : decodedBytes
                 }
             }
         }

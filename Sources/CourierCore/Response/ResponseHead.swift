@@ -39,25 +39,30 @@ public struct ResponseHead: Sendable, Hashable {
     /// optional blanks around them, and no overflow.
     /// Read on every response, so it parses the bytes in one pass rather than trimming through
     /// NSString or slicing substrings.
-    public var expectedContentLength: Int64? {
-        // One pass over the fields rather than `headerFields[.contentLength]`, which builds a
-        // joined string through lazy sequences (about 1.5 µs a lookup). Two fields, even equal
-        // ones, are no valid length here, as their joined form ("5, 5") was not.
-        var text: String?
-        for field in headerFields where field.name == .contentLength {
-            if text != nil { return nil }
-            text = field.value
-        }
-        return text.flatMap(Self.contentLength)
-    }
+    public var expectedContentLength: Int64? { declaredBody.length }
 
     /// True when a `Content-Encoding` field names a coding other than `identity`, so that
     /// `Content-Length` counts encoded bytes.
-    var hasContentCoding: Bool {
-        headerFields.contains { field in
-            field.name == .contentEncoding
-                && !field.value.utf8.elementsEqual("identity".utf8, by: { $0 | 0x20 == $1 })
+    var hasContentCoding: Bool { declaredBody.isCoded }
+
+    /// ``expectedContentLength`` and ``hasContentCoding`` in one pass over the fields: a body's
+    /// reader and its metrics ask for both on every response.
+    var declaredBody: (length: Int64?, isCoded: Bool) {
+        // One pass rather than `headerFields[.contentLength]`, which builds a joined string
+        // through lazy sequences (about 1.5 µs a lookup). Two length fields, even equal ones,
+        // are no valid length here, as their joined form ("5, 5") was not.
+        var text: String?
+        var lengthFields = 0
+        var isCoded = false
+        for field in headerFields {
+            if field.name == .contentLength {
+                lengthFields += 1
+                text = field.value
+            } else if !isCoded, field.name == .contentEncoding {
+                isCoded = !field.value.utf8.elementsEqual("identity".utf8, by: { $0 | 0x20 == $1 })
+            }
         }
+        return (lengthFields == 1 ? text.flatMap(Self.contentLength) : nil, isCoded)
     }
 
     static func contentLength(_ text: String) -> Int64? {

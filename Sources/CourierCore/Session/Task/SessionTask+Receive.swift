@@ -18,11 +18,13 @@ extension SessionTask {
     static func expectedLength(_ head: ResponseHead, request: Request) -> Int64? {
         if request.method == .head || head.statusCode == 204 || head.statusCode == 304 { return 0 }
         // Content-Length counts encoded bytes; a decompressing transport delivers more.
-        if head.hasContentCoding { return nil }
-        return head.expectedContentLength
+        let declared = head.declaredBody
+        return declared.isCoded ? nil : declared.length
     }
 
-    /// Reads the body into memory, up to `cap` bytes.
+    /// Reads the body into memory, up to `cap` bytes. The caller has waited while the task was
+    /// paused before the first chunk (``deliver(_:request:hooks:resumeData:observer:)`` in the
+    /// turn of the lock that keeps the head).
     ///
     /// Only the loop's awaits are here; what happens to each chunk is done by synchronous
     /// functions that are not inlined (``BufferedBody``), so that the async frame a receiving
@@ -38,13 +40,16 @@ extension SessionTask {
         var buffered = try BufferedBody(
             expecting: Self.expectedLength(head, request: request), url: request.url, head: head, cap: cap)
         var iterator = body.makeAsyncIterator()
-        try await waitWhileSuspended()
         while let chunk = try await iterator.next() {
             try buffered.append(chunk, head: head, cap: cap)
             didReceiveData?(self, chunk)
-            try await waitWhileSuspended(reportingDownload: buffered.received, of: buffered.total)
+            // Once the declared body is all in, no chunk is left to pause before: its progress
+            // goes with the delivery's turn of the lock below.
+            if buffered.received != buffered.total {
+                try await waitWhileSuspended(reportingDownload: buffered.received, of: buffered.total)
+            }
         }
-        try beginDelivering(finishingDownload: true)
+        try beginDelivering(finishingDownloadAt: buffered.received, of: buffered.total)
         return buffered.data()
     }
 

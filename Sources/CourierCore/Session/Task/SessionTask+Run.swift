@@ -297,11 +297,12 @@ extension SessionTask {
         _ sent: TransportResponse, request: Request, hooks: SessionHooks, resumeData: inout ResumeData?,
         observer: inout TaskObserver
     ) async throws -> SessionResponse {
-        machine.withLockedValue { $0.receive(sent.head) }
+        let gate = machine.withLockedValue { $0.receive(sent.head) }
         guard hooks.didReceiveResponse == nil, streamHandoff == nil, download == nil else {
             return try await deliverAfterAsking(
                 sent, request: request, hooks: hooks, resumeData: &resumeData, observer: &observer)
         }
+        if try isPaused(at: gate) { try await waitUntilResumed() }
         let data = try await receiveData(
             sent.body, head: sent.head, request: request, cap: manager.configuration.maximumBufferedResponseSize,
             didReceiveData: hooks.didReceiveData)
@@ -354,6 +355,7 @@ extension SessionTask {
             observer.attemptBodyEnded(decodedBytes: received, head: head)
             return SessionResponse(request: request, response: head, fileURL: fileURL, metrics: observer.metrics())
         }
+        try await waitWhileSuspended()
         let data = try await receiveData(
             sent.body, head: head, request: request, cap: manager.configuration.maximumBufferedResponseSize,
             didReceiveData: hooks.didReceiveData)

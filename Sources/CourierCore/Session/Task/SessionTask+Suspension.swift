@@ -27,13 +27,21 @@ extension SessionTask {
             handler(progress)
             gate = machine.withLockedValue { $0.readerGate() }
         }
+        return try isPaused(at: gate)
+    }
+
+    /// True when `gate`, read under the lock with something else, says wait. Not inlined, for
+    /// the reason ``isPaused(reportingDownload:of:)`` is not.
+    /// - Throws: `.cancelled` when it says unwind.
+    @inline(never)
+    func isPaused(at gate: Machine.ReaderGate) throws -> Bool {
         if gate == .unwind { throw cancelledError() }
         return gate == .wait
     }
 
     /// The paused case of ``waitWhileSuspended(reportingDownload:of:)``. A stop (a cancel through
     /// the handle or the awaiting Swift task, the deadline) wakes the reader too.
-    private func waitUntilResumed() async throws {
+    func waitUntilResumed() async throws {
         while true {
             await withCheckedContinuation { (reader: PauseWaiter) in
                 if !machine.withLockedValue({ $0.waitWhilePaused(reader) }) { reader.resume() }

@@ -221,15 +221,21 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     }
 
     /// Marks the body as fully received; from here a cancel or the deadline is too late. With
-    /// `finishingDownload`, the download progress is finished in the same turn of the lock.
+    /// `received`, the download progress moves to those bytes (of `total`) and is finished, in
+    /// the same turn of the lock; the handler hears of each step that moved it, outside the lock.
     /// - Throws: `.cancelled` when a cancel or the deadline came first.
-    func beginDelivering(finishingDownload: Bool = false) throws {
-        let (delivering, progress) = machine.withLockedValue { machine -> (Bool, TransferProgress?) in
-            guard machine.beginDelivering() else { return (false, nil) }
-            return (true, finishingDownload ? machine.downloadProgress.finish() : nil)
+    func beginDelivering(finishingDownloadAt received: Int64? = nil, of total: Int64? = nil) throws {
+        let (delivering, advanced, finished) = machine.withLockedValue {
+            machine -> (Bool, TransferProgress?, TransferProgress?) in
+            guard machine.beginDelivering() else { return (false, nil, nil) }
+            guard let received else { return (true, nil, nil) }
+            // No bytes, no step before the closing one (an empty body reports only that).
+            let advanced = received > 0 ? machine.downloadProgress.advance(completed: received, total: total) : nil
+            return (true, advanced, machine.downloadProgress.finish())
         }
         guard delivering else { throw cancelledError() }
-        if let progress { downloadProgressHandler?(progress) }
+        if let advanced { downloadProgressHandler?(advanced) }
+        if let finished { downloadProgressHandler?(finished) }
     }
 
     /// The error a stopping run unwinds with; the state machine decides what is delivered.
@@ -242,12 +248,27 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// Delivers the transfer's outcome, or `.cancelled` / `.timedOut` in its place when a cancel
     /// or the deadline came first, and returns what it delivered; a second outcome is dropped
     /// (nil). `stage` says where the transfer stood, for a deadline's message.
+    ///
+    /// The task leaves the manager's list first, as its did-complete hook is read. With no hook
+    /// and no event monitor to run between them, the outcome is kept and published in the one
+    /// turn of the lock that decides it; otherwise they run in between (see ``publish(_:resumeData:didComplete:)``).
     @discardableResult
     func finish(_ result: Result<SessionResponse, CourierError>, stage: String? = nil, resumeData: ResumeData? = nil)
         -> Result<SessionResponse, CourierError>?
     {
+        let didComplete = manager.taskDidComplete(self)
+        let publishesAtOnce = didComplete == nil && manager.eventMonitors.isEmpty
+        let (action, published) = machine.withLockedValue { machine -> (Machine.CompletionAction, Machine.Waiters?) in
+            let action = machine.complete(result)
+            guard publishesAtOnce, case .deliver = action else { return (action, nil) }
+            return (action, machine.publish(result, resumeData: resumeData))
+        }
+        if let published {
+            Self.resume(published, with: result)
+            return result
+        }
         let outcome: Result<SessionResponse, CourierError>
-        switch machine.withLockedValue({ $0.complete(result) }) {
+        switch action {
         case .ignore: return nil
         case .deliver: outcome = result
         case .deliverCancelled: outcome = .failure(cancelledError())
@@ -260,19 +281,29 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
                         + (stage.map { ": it ran out \($0)" } ?? ""),
                     offendingInput: target))
         }
-        publish(outcome, resumeData: resumeData)
+        publish(outcome, resumeData: resumeData, didComplete: didComplete)
         return outcome
     }
 
+    /// Publishes an outcome that a task that never started completes with, after taking it off
+    /// the manager's list.
     private func publish(_ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?) {
-        // didComplete, the event monitors and the manager's bookkeeping run before the outcome is
-        // published, so a caller whose response() returned finds them done and the task gone from
-        // `tasks`. (Publishing first let a waiter race ahead of them: seen under AddressSanitizer.)
-        // The task leaves `tasks` as its hook is read, in one turn of the manager's lock.
-        let didComplete = manager.taskDidComplete(self)
+        publish(outcome, resumeData: resumeData, didComplete: manager.taskDidComplete(self))
+    }
+
+    private func publish(
+        _ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?,
+        didComplete: (@Sendable (SessionTask, Result<SessionResponse, CourierError>) -> Void)?
+    ) {
+        // didComplete and the event monitors run before the outcome is published, so a caller
+        // whose response() returned finds them done and the task gone from `tasks`. (Publishing
+        // first let a waiter race ahead of them: seen under AddressSanitizer.)
         didComplete?(self, outcome)
         for monitor in manager.eventMonitors { monitor.task(self, didCompleteWith: outcome) }
-        let waiters = machine.withLockedValue { $0.publish(outcome, resumeData: resumeData) }
+        Self.resume(machine.withLockedValue { $0.publish(outcome, resumeData: resumeData) }, with: outcome)
+    }
+
+    private static func resume(_ waiters: Machine.Waiters, with outcome: Result<SessionResponse, CourierError>) {
         waiters.first?.resume(returning: outcome)
         for waiter in waiters.more { waiter.resume(returning: outcome) }
     }

@@ -243,7 +243,12 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
 
     mutating func send(_ request: Request) { currentRequest = request }
 
-    mutating func receive(_ head: ResponseHead) { response = head }
+    /// Keeps the final response head and says what its body's reader does first, in the same
+    /// turn of the lock (see ``readerGate()``).
+    mutating func receive(_ head: ResponseHead) -> ReaderGate {
+        response = head
+        return readerGate()
+    }
 
     // MARK: Finishing
 
