@@ -35,8 +35,9 @@ swift_driver=${SWIFT:-swift}
 default_filter='Session|Transport|Deadline|DownloadTask|RedirectAndHook|TaskStateMachine'
 default_filter+='|Endpoint|ServerLifecycle|UploadSink|MultipartStreamParser|MultipartReader|MultipartUpload'
 default_filter+='|Sendfile|FileChunks|CookieJar|LoadTests|FaultInjection|thousandConcurrentHeaderMutations'
-default_filter+='|LiveServerTests|CredentialRedirect|RequestInput|PacedChunks|ContentDecoder|MidPageBuffers|SpareBlocks'
+default_filter+='|LiveServerTests|CredentialRedirect|RequestInput|PacedChunks|ContentDecoder'
 default_filter+='|StreamBackpressure|CourierError|EventLoopFileWrites|HTTP2Flood'
+default_filter+='|HTTP2StreamGuard|HTTP2StreamWindow|HTTP2EarlyAnswer|HTTP2BackPressure|HTTP2ReadCut|DownloadBackpressure'
 filter=${SANITIZER_FILTER:-$default_filter}
 # Load tests whose point is volume, not interleavings: 10,000 TLS requests take ~25 s unsanitized
 # and would take 5-15x that here. The HTTP/2 suite's other tests (resets, GOAWAY) still run.
