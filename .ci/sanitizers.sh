@@ -32,6 +32,8 @@ swift_driver=${SWIFT:-swift}
 # the backpressure suite, where a reader raises an exchange's read-ahead while the loop delivers;
 # and CourierError, whose fields live in a copy-on-write box that copies share across tasks;
 # and the HTTP/2 flood guard, three handlers sharing one state on a connection's event loop.
+# and the HTTP/2 stream guard and stream window: per-stream state machines beside a per-connection
+# one, on the connection's event loop while the delegate may run elsewhere.
 default_filter='Session|Transport|Deadline|DownloadTask|RedirectAndHook|TaskStateMachine'
 default_filter+='|Endpoint|ServerLifecycle|UploadSink|MultipartStreamParser|MultipartReader|MultipartUpload'
 default_filter+='|Sendfile|FileChunks|CookieJar|LoadTests|FaultInjection|thousandConcurrentHeaderMutations'
