@@ -27,11 +27,10 @@ swift_driver=${SWIFT:-swift}
 # folders: everything that shares state across tasks, threads or event loops — the session layer,
 # the transport, the test server, streaming multipart, cookies stored from many hops, the load
 # test, fault injection, concurrent header mutations, and the CLI run as a sanitized subprocess;
-# the zlib decoder, whose buffers cross into C through unsafe pointers; and the read buffers'
-# allocator, which keeps a header before every buffer and reuses freed blocks across threads;
+# the zlib decoder, whose buffers cross into C through unsafe pointers;
 # the backpressure suite, where a reader raises an exchange's read-ahead while the loop delivers;
 # and CourierError, whose fields live in a copy-on-write box that copies share across tasks;
-# and the HTTP/2 flood guard, three handlers sharing one state on a connection's event loop.
+# the HTTP/2 flood guard, three handlers sharing one state on a connection's event loop;
 # and the HTTP/2 stream guard and stream window: per-stream state machines beside a per-connection
 # one, on the connection's event loop while the delegate may run elsewhere.
 default_filter='Session|Transport|Deadline|DownloadTask|RedirectAndHook|TaskStateMachine'
