@@ -29,7 +29,7 @@ swift_driver=${SWIFT:-swift}
 # test, fault injection, concurrent header mutations, and the CLI run as a sanitized subprocess;
 # the zlib decoder, whose buffers cross into C through unsafe pointers;
 # the backpressure suite, where a reader raises an exchange's read-ahead while the loop delivers;
-# and CourierError, whose fields live in a copy-on-write box that copies share across tasks;
+# CourierError, whose fields live in a copy-on-write box that copies share across tasks;
 # the HTTP/2 flood guard, three handlers sharing one state on a connection's event loop;
 # and the HTTP/2 stream guard and stream window: per-stream state machines beside a per-connection
 # one, on the connection's event loop while the delegate may run elsewhere.
