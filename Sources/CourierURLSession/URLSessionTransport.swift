@@ -19,8 +19,7 @@ import NIOCore
 /// As every transport, it follows no redirects (the session does, and resends bodies on 307 and
 /// 308, where FoundationNetworking would drop them), and the session's cookie storage, cache
 /// and credentials are the only ones: URLSession's own are off. It keeps no deadline timer: the
-/// session's (or ``Courier/Transport/send(_:uploadProgress:)``'s) stops the exchange through
-/// its context; cancelling through the context, cancelling the calling Swift task, or dropping
+/// session's stops the exchange through its context; cancelling through the context, cancelling the calling Swift task, or dropping
 /// the response body stops the URLSession task. Upload progress comes
 /// from `didSendBodyData`, never decreasing.
 ///

@@ -55,14 +55,13 @@ struct TransportFailureConformanceTests {
         }
     }
 
-    /// Reads the whole exchange for `path` with a deadline `seconds` away, owned by the caller as
-    /// a session owns it: the one timer is `Transport.send(_:uploadProgress:)`'s, which stops the
-    /// exchange through its cancellation handle; the transport arms none of its own.
+    /// Reads the whole exchange for `path` with a deadline `seconds` away through a session over
+    /// the transport: the session's task owns the one timer and stops the exchange through its
+    /// cancellation handle; the transport arms none of its own.
     static func exchange(_ path: String, within seconds: Double, on harness: Harness) async throws {
         var request = Request(url: harness.url(path))
         request.timeoutInterval = seconds
-        let response = try await harness.transport.send(request)
-        for try await _ in response.body {}
+        _ = try await SessionManager(transport: harness.transport).data(for: request)
     }
 
     @Test("a deadline that passes before the head is .timedOut", arguments: TransportKind.allCases)

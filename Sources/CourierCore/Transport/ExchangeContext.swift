@@ -7,9 +7,8 @@ import NIOCore
 public struct ExchangeContext: Sendable {
     /// When the whole exchange, head and body, must be over; nil for no deadline.
     ///
-    /// The caller owns the one timer for it (a session's task, or
-    /// ``Transport/send(_:uploadProgress:)``) and stops the exchange through ``cancellation``
-    /// when it passes; a transport arms no timer of its own for it, and reports an exchange
+    /// The caller owns the one timer for it (a session's task) and stops the exchange through
+    /// ``cancellation`` when it passes; a transport arms no timer of its own for it, and reports an exchange
     /// cancelled at or past it as ``CourierError/Code/timedOut`` rather than `.cancelled`.
     public var deadline: NIODeadline?
     /// Receives the running count of body bytes handed to the connection, never decreasing
@@ -49,16 +48,6 @@ public struct ExchangeContext: Sendable {
         self.recorder = recorder
         self.readAheadLimit = readAheadLimit
         self.readsBodyIncrementally = readsBodyIncrementally
-    }
-
-    /// The context for sending `request` on its own, outside a session: its
-    /// ``Request/timeoutInterval``, else `defaultTimeout`, from now.
-    public init(
-        for request: Request, defaultTimeout: Duration?, uploadProgress: (@Sendable (Int64) -> Void)? = nil,
-        cancellation: ExchangeCancellation = .none
-    ) {
-        let deadline = RequestDeadline(interval: request.timeoutInterval, defaultSeconds: defaultTimeout?.seconds)
-        self.init(deadline: deadline?.instant, uploadProgress: uploadProgress, cancellation: cancellation)
     }
 }
 

@@ -2,10 +2,8 @@ import NIOCore
 
 /// A request's whole deadline: when it passes, and the interval it came from (for messages).
 ///
-/// Worked out in one place for the session (a task's deadline) and for a transport called on its
-/// own (``ExchangeContext/init(for:defaultTimeout:uploadProgress:cancellation:)``): the request's
-/// ``Request/timeoutInterval``, else the transport's default; nil is no deadline at all, never a
-/// far-off one.
+/// Worked out in one place, for a task: the request's ``Request/timeoutInterval``, else the
+/// transport's default; nil is no deadline at all, never a far-off one.
 struct RequestDeadline: Sendable, Equatable {
     var instant: NIODeadline
     var seconds: Double

@@ -1,6 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
-import NIOCore
 
 /// Sends one HTTP exchange: a ``Request`` out, a response head and a streamed body back.
 ///
@@ -37,77 +35,6 @@ public protocol Transport: Sendable {
 extension Transport {
     /// No default deadline.
     public var capabilities: TransportCapabilities { TransportCapabilities() }
-
-    /// Sends `request` on its own, outside a session: the deadline is the request's
-    /// ``Request/timeoutInterval``, else ``TransportCapabilities/defaultTimeout``. As a session
-    /// does, this call owns the deadline's one timer, which stops the exchange through its
-    /// ``ExchangeCancellation`` when the deadline passes before the body has ended.
-    /// - Throws: ``CourierError`` as ``send(_:context:)``; `.timedOut` once the deadline stopped
-    ///   the exchange (the body's iterator throws it too).
-    public func send(_ request: Request, uploadProgress: (@Sendable (Int64) -> Void)? = nil) async throws
-        -> TransportResponse
-    {
-        let cancellation = ExchangeCancellation()
-        let context = ExchangeContext(
-            for: request, defaultTimeout: capabilities.defaultTimeout, uploadProgress: uploadProgress,
-            cancellation: cancellation)
-        guard let deadline = context.deadline else { return try await send(request, context: context) }
-        let timer = DeadlineTimer(deadline: deadline, cancellation: cancellation, url: request.url)
-        do {
-            var response = try await send(request, context: context)
-            response.body = timer.watching(response.body)
-            return response
-        } catch {
-            throw timer.stop(error)
-        }
-    }
-}
-
-/// The one timer of a transport called outside a session: it cancels the exchange through its
-/// handle at the deadline, and words what that cancel ends in as `.timedOut`.
-private final class DeadlineTimer: Sendable {
-    private let task: Task<Void, any Error>
-    private let fired = NIOLockedValueBox(false)
-    private let url: URL
-
-    init(deadline: NIODeadline, cancellation: ExchangeCancellation, url: URL) {
-        self.url = url
-        let fired = fired
-        task = Task {
-            let wait = deadline - .now()
-            if wait.nanoseconds > 0 { try await Task.sleep(for: .nanoseconds(wait.nanoseconds)) }
-            fired.withLockedValue { $0 = true }
-            cancellation.cancel()
-        }
-    }
-
-    /// Stops the timer; `error` as the caller sees it: `.timedOut` when the timer stopped the exchange.
-    func stop(_ error: any Error) -> any Error {
-        task.cancel()
-        guard fired.withLockedValue({ $0 }), (error as? CourierError)?.code == .cancelled else { return error }
-        let target = url.absoluteString
-        return CourierError(
-            .timedOut, "the request to \(target) ran out of time", offendingInput: target, underlyingError: error)
-    }
-
-    /// `body`, with the timer stopped once it ends or fails (its file writer kept).
-    func watching(_ body: BodyChunks) -> BodyChunks {
-        BodyChunks(
-            makeIterator: {
-                var iterator = body.makeAsyncIterator()
-                return BodyChunks.AsyncIterator {
-                    do {
-                        guard let chunk = try await iterator.next() else {
-                            self.task.cancel()
-                            return nil
-                        }
-                        return chunk
-                    } catch {
-                        throw self.stop(error)
-                    }
-                }
-            }, fileWriter: body.fileWriter)
-    }
 }
 
 /// What a session may rely on a ``Transport`` for.

@@ -26,7 +26,7 @@ import Testing
             }
             // Twice: the body is replayable, as a redirect or retry needs.
             for _ in 0..<2 {
-                let response = try await transport.send(request, uploadProgress: nil)
+                let response = try await transport.send(request, context: ExchangeContext())
                 #expect(response.head.status.code == 200)
                 var bytes: [UInt8] = []
                 for try await chunk in response.body { bytes += chunk.readableBytesView }

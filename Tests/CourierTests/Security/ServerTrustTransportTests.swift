@@ -22,7 +22,7 @@ import Testing
         let transport = AsyncHTTPClientTransport(configuration: configuration)
         let result: Result<Int, any Error>
         do {
-            let response = try await transport.send(Request(url: server.url("/get")), uploadProgress: nil)
+            let response = try await transport.send(Request(url: server.url("/get")), context: ExchangeContext())
             for try await _ in response.body {}
             result = .success(response.head.statusCode)
         } catch {
@@ -44,7 +44,7 @@ import Testing
         let request = Request(url: server.url("/get"), timeoutInterval: 60)
         var caught: (any Error)?
         do {
-            _ = try await transport.send(request, uploadProgress: nil)
+            _ = try await transport.send(request, context: ExchangeContext())
         } catch {
             caught = error
         }

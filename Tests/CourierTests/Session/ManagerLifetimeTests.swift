@@ -132,7 +132,7 @@ struct ManagerLifetimeTests {
             do {
                 let custom = Self.customTransport()
                 transport = Weak(custom)
-                response = try await custom.send(request, uploadProgress: nil)
+                response = try await custom.send(request, context: ExchangeContext())
             }
             // The transport is gone (the body does not keep it), so its clients are shutting down
             // under the body: the body ends, in full or with a CourierError, and never hangs.
@@ -161,12 +161,12 @@ struct ManagerLifetimeTests {
             await expectCode(.cancelled) { try await task.response() }
             // The transport is the caller's: it still serves until it is shut down, and its
             // shutdown returns once its clients are closed.
-            let still = try await transport.send(Request(url: server.url("/get")), uploadProgress: nil)
+            let still = try await transport.send(Request(url: server.url("/get")), context: ExchangeContext())
             #expect(still.head.statusCode == 200)
             for try await _ in still.body {}
             try await transport.shutdown()
             await expectCode(.transportFailed) {
-                try await transport.send(Request(url: server.url("/get")), uploadProgress: nil)
+                try await transport.send(Request(url: server.url("/get")), context: ExchangeContext())
             }
         }
     }

@@ -65,7 +65,7 @@ struct DecompressionTests {
                 (AsyncHTTPClientTransport.shared, "/get", false), (off, "/gzip", false),
             ]
             for (transport, path, decoded) in cases {
-                let response = try await transport.send(Request(url: server.url(path)))
+                let response = try await transport.send(Request(url: server.url(path)), context: ExchangeContext())
                 #expect(response.bodyIsDecoded == decoded, "\(path)")
                 for try await _ in response.body {}
             }

@@ -30,15 +30,13 @@ struct ExchangeContextTests {
     }
 
     @Test func theDeadlineIsTheRequestsElseTheTransportsElseNone() {
-        var request = Request(url: URL(string: "http://127.0.0.1/")!)
-        #expect(ExchangeContext(for: request, defaultTimeout: nil).deadline == nil)
+        #expect(RequestDeadline(interval: nil, defaultSeconds: nil) == nil)
         let before = NIODeadline.now()
-        let fallback = ExchangeContext(for: request, defaultTimeout: .seconds(30)).deadline
+        let fallback = RequestDeadline(interval: nil, defaultSeconds: 30)?.instant
         #expect(fallback.map { $0 >= before + .seconds(30) } == true)
-        request.timeoutInterval = .infinity  // no usable interval: the transport's default applies
-        #expect(ExchangeContext(for: request, defaultTimeout: .seconds(30)).deadline != nil)
-        request.timeoutInterval = 1
-        let own = ExchangeContext(for: request, defaultTimeout: .seconds(30)).deadline
+        // No usable interval: the transport's default applies.
+        #expect(RequestDeadline(interval: .infinity, defaultSeconds: 30) != nil)
+        let own = RequestDeadline(interval: 1, defaultSeconds: 30)?.instant
         #expect(own.map { $0 < before + .seconds(30) } == true)
     }
 

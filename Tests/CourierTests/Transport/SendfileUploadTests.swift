@@ -27,7 +27,7 @@ import Testing
             // The same body through the chunk reader, an independent path, is what must arrive.
             let expected = try await collect(try request.body.makeChunks())
 
-            let response = try await transport.send(request, uploadProgress: nil)
+            let response = try await transport.send(request, context: ExchangeContext())
             #expect(response.head.statusCode == 200)
             let sink = try jsonObject(try await collect(response.body))
             #expect(sink["bytes"] as? Int == expected.count)
@@ -54,7 +54,8 @@ import Testing
             #expect(AsyncHTTPClientTransport.sendfileSegments(of: request) != nil)
             let reports = Recorder<Int64>()
 
-            let response = try await transport.send(request, uploadProgress: { reports.append($0) })
+            let response = try await transport.send(
+                request, context: ExchangeContext(uploadProgress: { reports.append($0) }))
             let sink = try jsonObject(try await collect(response.body))
             #expect(sink["bytes"] as? Int == length)
             #expect(sink["sha256"] as? String == sha256Hex(content[offset..<(offset + length)]))
@@ -100,7 +101,8 @@ import Testing
                 request.body = try .file(file)
             }
             let error = await expectCode(.bodyLengthMismatch) {
-                let response = try await transport.send(request, uploadProgress: Self.truncating(file))
+                let response = try await transport.send(
+                    request, context: ExchangeContext(uploadProgress: Self.truncating(file)))
                 return try await collect(response.body)
             }
             #expect(error?.offendingInput == file.path)
@@ -168,11 +170,12 @@ import Testing
     @Test func aFileTruncatedMidUploadOverAReusedConnectionIsABodyLengthMismatch() async throws {
         try await withTransport { server, transport, directory in
             for _ in 0..<4 {
-                _ = try await collect(transport.send(Request(url: server.url("/get")), uploadProgress: nil).body)
+                _ = try await collect(transport.send(Request(url: server.url("/get")), context: ExchangeContext()).body)
                 let file = try temporaryFile(Data(repeating: 0x42, count: 64 << 20), in: directory)
                 let request = Request(method: .post, url: server.url("/upload"), body: try .file(file))
                 await expectCode(.bodyLengthMismatch) {
-                    let response = try await transport.send(request, uploadProgress: Self.truncating(file))
+                    let response = try await transport.send(
+                        request, context: ExchangeContext(uploadProgress: Self.truncating(file)))
                     return try await collect(response.body)
                 }
             }
@@ -186,7 +189,8 @@ import Testing
             let request = Request(method: .post, url: server.url("/fault/never-answer"), body: try .file(file))
             let started = AsyncStream<Void>.makeStream()
             let task = Task {
-                try await transport.send(request, uploadProgress: { _ in started.continuation.yield() })
+                try await transport.send(
+                    request, context: ExchangeContext(uploadProgress: { _ in started.continuation.yield() }))
             }
             for await _ in started.stream { break }
             task.cancel()
@@ -199,7 +203,8 @@ import Testing
             let file = try temporaryFile(Data(repeating: 0x17, count: 5 << 20), in: directory)
             let request = Request(
                 method: .post, url: server.url("/fault/never-answer"), body: try .file(file), timeoutInterval: 0.5)
-            await expectCode(.timedOut) { try await transport.send(request, uploadProgress: nil) }
+            // The session owns the deadline's one timer; the transport is told it and keeps none.
+            await expectCode(.timedOut) { try await SessionManager(transport: transport).data(for: request) }
         }
     }
 
@@ -209,7 +214,7 @@ import Testing
             let request = Request(
                 method: .post, url: server.url("/fault/close-after-request-bytes?n=100000"), body: try .file(file))
             do {
-                let response = try await transport.send(request, uploadProgress: nil)
+                let response = try await transport.send(request, context: ExchangeContext())
                 _ = try await collect(response.body)
                 Issue.record("the upload to a closing server succeeded")
             } catch let error as CourierError {

@@ -47,7 +47,7 @@ extension TransportErrorMappingTests {
         ] {
             let url = try #require(URL(string: text))
             do {
-                _ = try await transport.send(Request(url: url), uploadProgress: nil)
+                _ = try await transport.send(Request(url: url), context: ExchangeContext())
                 Issue.record("\(text) answered")
             } catch let error as CourierError {
                 #expect(error.code == .connectionFailed, "\(error)")

@@ -19,7 +19,7 @@ struct TransportShutdownTests {
         try await TestServerHarness.withServer { server in
             let transport = AsyncHTTPClientTransport()
             // One exchange first, so the pools hold a live connection when the shutdown comes.
-            let warm = try await transport.send(Request(url: server.url("/get")), uploadProgress: nil)
+            let warm = try await transport.send(Request(url: server.url("/get")), context: ExchangeContext())
             for try await _ in warm.body {}
             try await transport.shutdown()
 
@@ -47,7 +47,7 @@ struct TransportShutdownTests {
             ]
             for (name, request) in requests {
                 let error = await expectCode(.transportFailed) {
-                    try await transport.send(request, uploadProgress: nil)
+                    try await transport.send(request, context: ExchangeContext())
                 }
                 #expect(error != nil, "\(name)")
             }

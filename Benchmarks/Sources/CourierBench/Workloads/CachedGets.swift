@@ -31,7 +31,7 @@ enum CachedGets {
         if side == .cached { configuration.cache = HTTPCache() }
         var transport: any Transport = network
         if side == .memoryTransport {
-            let sample = try await network.send(Request(url: url))
+            let sample = try await network.send(Request(url: url), context: ExchangeContext())
             var body = ByteBuffer()
             for try await chunk in sample.body {
                 var chunk = chunk

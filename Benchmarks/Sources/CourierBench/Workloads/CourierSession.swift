@@ -111,7 +111,7 @@ enum CourierSession {
     /// One request through `transport.send` alone, no session (the diagnostic `transport` sides):
     /// the body's size when the status is 200, else -1.
     static func sendAlone(_ request: Request, over transport: any Transport) async throws -> Int {
-        let response = try await transport.send(request, uploadProgress: nil)
+        let response = try await transport.send(request, context: ExchangeContext())
         var size = 0
         for try await chunk in response.body { size += chunk.readableBytes }
         return response.head.statusCode == 200 ? size : -1

@@ -12,7 +12,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct ProxyTransportTests {
     /// Sends a GET and reads the body; the status and the body's text.
     func get(_ url: URL, through transport: AsyncHTTPClientTransport) async throws -> (Int, String) {
-        let response = try await transport.send(Request(url: url, timeoutInterval: 20), uploadProgress: nil)
+        let response = try await transport.send(Request(url: url, timeoutInterval: 20), context: ExchangeContext())
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
         return (response.head.statusCode, String(decoding: body, as: UTF8.self))
