@@ -90,7 +90,7 @@ extension SessionTask {
             }
             try file.move(to: destination, options: download.options)
             if let partialFile = download.partialFile { ResumeData.removeValidators(besidePartialFile: partialFile) }
-            finishDownload()
+            report(\.downloadProgress, to: downloadProgressHandler) { $0.finish() }
             return destination
         } catch {
             // A resumable partial file stays: a later attempt finds it whole (416) and moves it.

@@ -37,20 +37,20 @@ public struct ExchangeCancellation: Sendable {
     /// Stops the exchange through the action its transport registered, now or as it registers.
     /// On a session task's handle, this cancels that task.
     public func cancel() {
-        target?.cancelThroughHandle()
+        target?.cancel()
     }
 
     /// True once ``cancel()`` was called, or the session task that owns the handle is stopping.
     public var isCancelled: Bool {
-        target?.isCancelledThroughHandle ?? false
+        target?.isStopping ?? false
     }
 }
 
 /// What an ``ExchangeCancellation`` forwards to: a session task, or a free-standing source.
 protocol ExchangeCancellationTarget: AnyObject, Sendable {
     func register(cancelExchange: @escaping @Sendable () -> Void)
-    func cancelThroughHandle()
-    var isCancelledThroughHandle: Bool { get }
+    func cancel()
+    var isStopping: Bool { get }
 }
 
 /// The target behind ``ExchangeCancellation/init()``.
@@ -71,7 +71,7 @@ private final class ExchangeCancellationSource: ExchangeCancellationTarget {
         if cancelled { cancelExchange() }
     }
 
-    func cancelThroughHandle() {
+    func cancel() {
         let action = state.withLockedValue { state -> (@Sendable () -> Void)? in
             guard !state.isCancelled else { return nil }
             state.isCancelled = true
@@ -82,5 +82,5 @@ private final class ExchangeCancellationSource: ExchangeCancellationTarget {
         action?()
     }
 
-    var isCancelledThroughHandle: Bool { state.withLockedValue { $0.isCancelled } }
+    var isStopping: Bool { state.withLockedValue { $0.isCancelled } }
 }

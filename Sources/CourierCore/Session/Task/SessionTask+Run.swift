@@ -89,7 +89,7 @@ extension SessionTask {
             if try await followsUp(sent, sent: outgoing, hooks: hooks, history: &state, observer: &observer) {
                 continue
             }
-            if reportsUpload { finishUpload() }
+            if reportsUpload { report(\.uploadProgress, to: uploadProgressHandler) { $0.finish() } }
             return try await deliver(
                 sent, request: outgoing, hooks: hooks, resumeData: &state.resumeData, observer: &observer)
         }
@@ -163,8 +163,6 @@ extension SessionTask {
         return false
     }
 
-    private var isStopping: Bool { machine.withLockedValue { $0.isStopping } }
-
     private func settings(_ hooks: SessionHooks) -> FollowUpSettings {
         FollowUpSettings(
             redirectPolicy: overrides.redirectPolicy ?? manager.configuration.redirectPolicy,
@@ -208,7 +206,10 @@ extension SessionTask {
         var uploadReporter: (@Sendable (Int64) -> Void)?
         if reportsUpload {
             let bodyLength = outgoing.body.contentLength
-            uploadReporter = { [weak self] sent in self?.reportUpload(completed: sent, total: bodyLength) }
+            uploadReporter = { [weak self] sent in
+                guard let self else { return }
+                report(\.uploadProgress, to: uploadProgressHandler) { $0.advance(completed: sent, total: bodyLength) }
+            }
         }
         let context = ExchangeContext(
             deadline: deadline?.instant, uploadProgress: uploadReporter,
@@ -261,7 +262,6 @@ extension SessionTask {
     private func retryAfterAsking(
         _ request: Request, response: ResponseHead?, error: CourierError?, state: inout AttemptHistory
     ) async throws -> Bool {
-        guard !isStopping else { return false }
         var answer = RetryDecision.doNotRetry
         let retriers: [(any RequestRetrier)?] = [overrides.retrier, manager.interceptor]
         let retryCount = state.retryCount

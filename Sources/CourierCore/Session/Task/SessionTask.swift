@@ -96,7 +96,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// nothing once it is running, canceling or completed.
     public func resume() {
         let deadline = makeDeadline()
-        switch machine.withLockedValue({ $0.start(deadline: deadline) }) {
+        switch machine.withLockedValue({ $0.start() }) {
         case .run:
             for monitor in manager.eventMonitors { monitor.taskDidResume(self) }
             // The same run as an awaited task's, on a task of its own: nothing cancels this one,
@@ -145,7 +145,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         let deadline = makeDeadline()
         let starts = machine.withLockedValue { machine -> Bool in
             // Waiting never resumes a paused task.
-            guard case .notStarted = machine.state, case .run = machine.start(deadline: deadline) else { return false }
+            guard case .notStarted = machine.state, case .run = machine.start() else { return false }
             return true
         }
         guard starts else {
@@ -172,7 +172,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     private func cancel(keepingPartialFile: Bool) {
         switch machine.withLockedValue({ $0.cancel(keepingPartialFile: keepingPartialFile) }) {
         case .completeWithoutTransfer:
-            publish(.failure(cancelledError()), resumeData: nil)
+            publish(.failure(cancelledError()), resumeData: nil, didComplete: manager.taskDidComplete(self))
         case .interrupt(let interruption):
             perform(interruption)
         case .none:
@@ -200,9 +200,8 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         if machine.withLockedValue({ $0.register(cancelExchange: cancelExchange) }) { cancelExchange() }
     }
 
-    func cancelThroughHandle() { cancel() }
-
-    var isCancelledThroughHandle: Bool { machine.withLockedValue { $0.isStopping } }
+    /// True once the task is cancelled or out of time, as its state machine alone says.
+    var isStopping: Bool { machine.withLockedValue { $0.isStopping } }
 
     /// Runs `work` (an interceptor's or a hook's code, a retry delay: anything that is neither the
     /// exchange nor a paused reader) so that a stop of this task ends it: on a Swift task of its
@@ -272,7 +271,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         case .ignore: return nil
         case .deliver: outcome = result
         case .deliverCancelled: outcome = .failure(cancelledError())
-        case .deliverTimedOut(let seconds):
+        case .deliverTimedOut:
+            // The interval the deadline came from, as the task's start worked it out.
+            let seconds = makeDeadline()?.seconds ?? 0
             let target = originalRequest.url.absoluteString
             outcome = .failure(
                 CourierError(
@@ -283,12 +284,6 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         }
         publish(outcome, resumeData: resumeData, didComplete: didComplete)
         return outcome
-    }
-
-    /// Publishes an outcome that a task that never started completes with, after taking it off
-    /// the manager's list.
-    private func publish(_ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?) {
-        publish(outcome, resumeData: resumeData, didComplete: manager.taskDidComplete(self))
     }
 
     private func publish(
@@ -308,21 +303,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         for waiter in waiters.more { waiter.resume(returning: outcome) }
     }
 
-    func reportUpload(completed: Int64, total: Int64?) {
-        report(\.uploadProgress, to: uploadProgressHandler) { $0.advance(completed: completed, total: total) }
-    }
-
-    func finishUpload() {
-        report(\.uploadProgress, to: uploadProgressHandler) { $0.finish() }
-    }
-
-    func finishDownload() {
-        report(\.downloadProgress, to: downloadProgressHandler) { $0.finish() }
-    }
-
     /// Moves one of the trackers under the lock, and calls the handler outside it when the
     /// progress moved forward.
-    private func report(
+    func report(
         _ tracker: WritableKeyPath<Machine, ProgressTracker>, to handler: ProgressHandler?,
         _ step: (inout ProgressTracker) -> TransferProgress?
     ) {

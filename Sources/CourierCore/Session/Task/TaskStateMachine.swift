@@ -18,8 +18,8 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     enum StopReason: Equatable {
         /// Cancelled; a download that was asked to keeps its partial file for resume data.
         case cancelled(keepingPartialFile: Bool)
-        /// Its deadline (of `seconds`) passed.
-        case deadlinePassed(seconds: Double)
+        /// Its deadline passed.
+        case deadlinePassed
     }
 
     /// Callers waiting for the outcome: nearly always one or none, kept out of an array so that
@@ -36,7 +36,6 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     /// What a started, unfinished transfer holds.
     struct Transfer {
         var waiters: Waiters
-        var deadlineSeconds: Double?
         /// Stops the exchange in flight, as its transport registered it.
         var cancelExchange: (@Sendable () -> Void)?
         /// Stops what the run waits on besides the exchange: an interceptor, a hook, a retry delay.
@@ -91,7 +90,7 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         /// Deliver `.cancelled` instead: a cancel came before the outcome.
         case deliverCancelled
         /// Deliver `.timedOut` instead: the deadline passed before the outcome.
-        case deliverTimedOut(seconds: Double)
+        case deliverTimedOut
         /// Already finished; drop this outcome.
         case ignore
     }
@@ -146,10 +145,10 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     // MARK: Starting, pausing, stopping
 
     /// Starts the task, or lets a paused one read again.
-    mutating func start(deadline: RequestDeadline?) -> StartAction {
+    mutating func start() -> StartAction {
         switch state {
         case .notStarted(let waiters):
-            state = .running(Transfer(waiters: waiters, deadlineSeconds: deadline?.seconds))
+            state = .running(Transfer(waiters: waiters))
             return .run
         case .paused(let transfer, let readers):
             state = .running(transfer)
@@ -188,9 +187,9 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     mutating func deadlinePassed() -> Interruption? {
         switch state {
         case .running(let transfer):
-            return stop(transfer, readers: [], .deadlinePassed(seconds: transfer.deadlineSeconds ?? 0))
+            return stop(transfer, readers: [], .deadlinePassed)
         case .paused(let transfer, let readers):
-            return stop(transfer, readers: readers, .deadlinePassed(seconds: transfer.deadlineSeconds ?? 0))
+            return stop(transfer, readers: readers, .deadlinePassed)
         case .notStarted, .delivering, .stopping, .finishing, .completed:
             return nil
         }
@@ -286,8 +285,8 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
                 isCancelled = false
             }
             (waiters, action) = (left, isCancelled ? .deliver : .deliverCancelled)
-        case .stopping(let left, .deadlinePassed(let seconds)):
-            (waiters, action) = (left, .deliverTimedOut(seconds: seconds))
+        case .stopping(let left, .deadlinePassed):
+            (waiters, action) = (left, .deliverTimedOut)
         }
         state = .finishing(waiters)
         return action

@@ -14,9 +14,9 @@ enum TaskPhase: String, CaseIterable, CustomStringConvertible {
     var description: String { rawValue }
 
     /// A machine brought to this phase through its own methods.
-    func machine(deadlineSeconds: Double? = 5) -> TestMachine {
+    func machine() -> TestMachine {
         var machine = TestMachine()
-        if self != .notStarted { _ = machine.start(deadline: RequestDeadline(seconds: deadlineSeconds)) }
+        if self != .notStarted { _ = machine.start() }
         switch self {
         case .paused: _ = machine.suspend()
         case .delivering: _ = machine.beginDelivering()
@@ -80,7 +80,7 @@ struct TaskStateMachineTests {
 
     @Test(arguments: TaskPhase.allCases)
     func deadline(in phase: TaskPhase) {
-        var machine = phase.machine(deadlineSeconds: 2.5)
+        var machine = phase.machine()
         let interruption = machine.deadlinePassed()
         switch phase {
         case .running, .paused:
@@ -89,7 +89,7 @@ struct TaskStateMachineTests {
             let delivering = machine.beginDelivering()
             #expect(!delivering)
             let completion = machine.complete(failed)
-            #expect(completion == .deliverTimedOut(seconds: 2.5))
+            #expect(completion == .deliverTimedOut)
         case .notStarted, .delivering, .canceling, .expired, .finishing, .completed:
             // Not started yet, too late, or already stopping: the deadline changes nothing.
             #expect(interruption == nil)
@@ -115,7 +115,7 @@ struct TaskStateMachineTests {
     @Test(arguments: TaskPhase.allCases)
     func startAndSuspend(in phase: TaskPhase) {
         var machine = phase.machine()
-        let started = machine.start(deadline: nil)
+        let started = machine.start()
         switch (phase, started) {
         case (.notStarted, .run), (.paused, .wake):
             #expect(machine.state.phase == "running")
@@ -142,7 +142,7 @@ struct TaskStateMachineTests {
             #expect(completion == .deliver)
         case .expired:
             let completion = machine.complete(cancelledOutcome)
-            #expect(completion == .deliverTimedOut(seconds: 5))
+            #expect(completion == .deliverTimedOut)
         case .notStarted, .running, .paused, .delivering:
             let completion = machine.complete(failed)
             #expect(completion == .deliver)
@@ -154,7 +154,7 @@ struct TaskStateMachineTests {
 
     @Test func aStopInterruptsTheExchangeTheWaitAndThePausedReaders() {
         var machine = TaskPhase.notStarted.machine()
-        guard case .run = machine.start(deadline: nil) else { Issue.record("no start"); return }
+        guard case .run = machine.start() else { Issue.record("no start"); return }
         let cancelsAtOnce = machine.register(cancelExchange: {})
         #expect(!cancelsAtOnce)
         let waitCancelsAtOnce = machine.register(cancelWait: {})
@@ -188,12 +188,12 @@ struct TaskStateMachineTests {
         let interruption = machine.deadlinePassed()
         #expect(interruption?.cancelWait == nil)
         let completion = machine.complete(failed)
-        #expect(completion == .deliverTimedOut(seconds: 5))
+        #expect(completion == .deliverTimedOut)
     }
 
     @Test func withoutADeadlineTheStopIsNeverATimeout() {
         var machine = TaskPhase.notStarted.machine()
-        _ = machine.start(deadline: nil)
+        _ = machine.start()
         guard case .interrupt = machine.cancel(keepingPartialFile: false) else { Issue.record("no stop"); return }
         let completion = machine.complete(failed)
         #expect(completion == .deliverCancelled)
@@ -220,7 +220,7 @@ struct TaskStateMachineTests {
         #expect(machine.readerGate() == .wait)
         let waitsWhenPaused = machine.waitWhilePaused(7)
         #expect(waitsWhenPaused)
-        guard case .wake(let readers) = machine.start(deadline: nil) else { Issue.record("no wake"); return }
+        guard case .wake(let readers) = machine.start() else { Issue.record("no wake"); return }
         #expect(readers == [7])
         #expect(machine.readerGate() == .proceed)
     }
