@@ -11,7 +11,8 @@ extension HTTPSessionManager {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
         to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil
     ) async throws -> SessionResponse {
-        let request = try getRequest(path, parameters, headers, timeout)
+        let request = try request(
+            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
         return try await session.download(request, to: destination, options: options, progress: progress)
     }
 
@@ -21,7 +22,8 @@ extension HTTPSessionManager {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
         options: DownloadOptions = [], progress: ProgressHandler? = nil, destination: @escaping DownloadDestination
     ) async throws -> SessionResponse {
-        let request = try getRequest(path, parameters, headers, timeout)
+        let request = try request(
+            .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
         return try await session.download(request, options: options, progress: progress, destination: destination)
     }
 
@@ -36,7 +38,8 @@ extension HTTPSessionManager {
     ) -> SessionTask? {
         let task: SessionTask
         do {
-            let request = try getRequest(path, parameters, headers, timeout)
+            let request = try request(
+                .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
             task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
         } catch {
             completion(.failure(Self.asCourierError(error, path: path)))

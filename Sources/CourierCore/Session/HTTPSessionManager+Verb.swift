@@ -62,10 +62,9 @@ extension HTTPSessionManager {
             _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
             uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
         ) async throws -> DataResponse<any Sendable> {
-            try await manager.send(
-                method, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout,
-                serializer: manager.configuredSerializer, uploadProgress: uploadProgress,
-                downloadProgress: downloadProgress)
+            try await self(
+                path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout,
+                uploadProgress: uploadProgress, downloadProgress: downloadProgress)
         }
 
         /// `method path` with `parameters`; the response's JSON decoded as `type`.
@@ -76,10 +75,9 @@ extension HTTPSessionManager {
             timeout: Duration? = nil, decoder: JSONDecoder = JSONDecoder(),
             uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
         ) async throws -> DataResponse<Value> {
-            let serializer = HTTPSessionManager.decoding(type, with: decoder)
-            return try await manager.send(
-                method, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout,
-                serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+            try await self(
+                path, parameters.map(RequestContent.parameters), as: type, headers: headers, timeout: timeout,
+                decoder: decoder, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
         }
 
         /// `method path` with `content`; the response decoded by the manager's ``HTTPSessionManager/responseSerializer``.
@@ -143,9 +141,9 @@ extension HTTPSessionManager {
             _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
             acceptableStatusCodes: Set<Int>? = HTTPSessionManager.defaultStreamStatusCodes
         ) async throws -> StreamedResponse {
-            let content = parameters.map(RequestContent.parameters)
-            return try await manager.stream(
-                method, path, content, headers: headers, timeout: timeout, acceptableStatusCodes: acceptableStatusCodes)
+            try await stream(
+                path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout,
+                acceptableStatusCodes: acceptableStatusCodes)
         }
 
         /// `method path` with `content` (a JSON prompt for an API that answers with server-sent

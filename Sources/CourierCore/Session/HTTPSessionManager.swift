@@ -162,20 +162,9 @@ public final class HTTPSessionManager: Sendable {
         downloadProgress: ProgressHandler? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> DataResponse<Serializer.SerializedObject> {
         let request = try request(method, path, content, headers: headers, timeout: timeout)
-        return try await perform(
-            request, kind: content?.taskKind ?? .data, serializer: serializer, uploadProgress: uploadProgress,
+        return try await session.data(
+            for: request, kind: content?.taskKind ?? .data, serializer: serializer, uploadProgress: uploadProgress,
             downloadProgress: downloadProgress)
-    }
-
-    /// Nonisolated, unlike ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)``:
-    /// from here on, decoding included, the work runs off the caller's actor.
-    func perform<Serializer: ResponseSerializer>(
-        _ request: Request, kind: SessionTask.Kind, serializer: Serializer, uploadProgress: ProgressHandler?,
-        downloadProgress: ProgressHandler?
-    ) async throws -> DataResponse<Serializer.SerializedObject> {
-        let (task, hooks) = session.makeTask(
-            kind: kind, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        return try await task.response(hooks: hooks).serialized(by: serializer)
     }
 
     /// The completion-handler form of the generic path: builds the request (a failure goes to
@@ -247,14 +236,5 @@ public final class HTTPSessionManager: Sendable {
         let response = try await session.stream(request)
         guard let acceptableStatusCodes else { return response }
         return try response.validate(statusCodes: acceptableStatusCodes)
-    }
-
-    /// The `GET path` request of the downloads and the event source.
-    func getRequest(
-        _ path: String, _ parameters: Parameters?, _ headers: [String: String], _ timeout: Duration?
-    )
-        throws -> Request
-    {
-        try request(.get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
     }
 }

@@ -168,8 +168,21 @@ public final class SessionManager: Sendable {
         for request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil
     ) async throws -> DataResponse<Serializer.SerializedObject> {
-        try await data(for: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-            .serialized(by: serializer)
+        try await data(
+            for: request, kind: .data, serializer: serializer, uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress)
+    }
+
+    /// The awaited path of every verb: a task of `kind`, its response run through `serializer`.
+    /// Nonisolated, unlike the verbs: from here on, decoding included, the work runs off the
+    /// caller's actor.
+    func data<Serializer: ResponseSerializer>(
+        for request: Request, kind: SessionTask.Kind, serializer: Serializer, uploadProgress: ProgressHandler?,
+        downloadProgress: ProgressHandler?
+    ) async throws -> DataResponse<Serializer.SerializedObject> {
+        let (task, hooks) = makeTask(
+            kind: kind, request: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+        return try await task.response(hooks: hooks).serialized(by: serializer)
     }
 
     /// Uploads `body` as the body of `request`; see ``uploadTask(with:from:progress:downloadProgress:)``.

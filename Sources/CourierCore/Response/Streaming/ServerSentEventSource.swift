@@ -21,7 +21,8 @@ extension HTTPSessionManager {
         _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:],
         options: ServerSentEventSource.Options = .init()
     ) throws -> ServerSentEventSource {
-        session.eventSource(for: try getRequest(path, parameters, headers, nil), options: options)
+        session.eventSource(
+            for: try request(.get, path, parameters.map(RequestContent.parameters), headers: headers), options: options)
     }
 }
 
