@@ -53,13 +53,6 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     public func retry(_ request: Request, response: ResponseHead?, error: CourierError?, retryCount: Int) async
         -> RetryDecision
     {
-        decision(for: request, response: response, error: error, retryCount: retryCount)
-    }
-
-    /// The same decision, synchronously.
-    public func decision(for request: Request, response: ResponseHead?, error: CourierError?, retryCount: Int)
-        -> RetryDecision
-    {
         guard retryCount < retryLimit, retryableHTTPMethods.contains(request.method) else { return .doNotRetry }
         let transient: Bool
         if let response {
