@@ -67,24 +67,17 @@ struct AttemptHistory: Sendable {
 /// the attempt and its response: the run (`SessionTask+Run.swift`) does the I/O and asks these
 /// what comes next.
 enum AttemptPolicy {
-    /// After the transport failed: ask the retrier when one could resend this request, else fail.
-    /// `isStopping` is true when the task was cancelled or ran out of time (nothing is retried
-    /// then); read only when a retry is possible at all.
-    static func afterFailure(
-        _ error: CourierError, sent: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool
-    )
-        -> NextStep
-    {
-        mayRetry(sent, settings: settings, isStopping: error.code == .cancelled || isStopping())
-            ? .consultRetrier : .fail(error)
+    /// After the transport failed: ask the retrier when one could resend this request (not after
+    /// a cancel), else fail.
+    static func afterFailure(_ error: CourierError, sent: Request, settings: FollowUpSettings) -> NextStep {
+        error.code != .cancelled && mayRetry(sent, settings: settings) ? .consultRetrier : .fail(error)
     }
 
     /// After a response head: follow a redirect the policy accepts, ask the retrier about an
     /// error status, else deliver.
-    static func afterResponse(
-        _ head: ResponseHead, sent: Request, history: AttemptHistory, settings: FollowUpSettings,
-        isStopping: @autoclosure () -> Bool
-    ) -> NextStep {
+    static func afterResponse(_ head: ResponseHead, sent: Request, history: AttemptHistory, settings: FollowUpSettings)
+        -> NextStep
+    {
         do {
             let decision = try settings.redirectPolicy.decide(
                 request: sent, response: head, redirectCount: history.redirectCount,
@@ -93,30 +86,20 @@ enum AttemptPolicy {
         } catch {
             return .fail(error as? CourierError ?? CourierError(.transportFailed, "\(error)"))
         }
-        return afterDeclinedRedirect(head, sent: sent, settings: settings, isStopping: isStopping())
+        return afterDeclinedRedirect(head, sent: sent, settings: settings)
     }
 
     /// A response that is not followed (no redirect, or a hook declined it): ask the retrier
     /// about an error status, else deliver.
-    static func afterDeclinedRedirect(
-        _ head: ResponseHead, sent: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool
-    )
-        -> NextStep
-    {
-        if head.statusCode >= 400, mayRetry(sent, settings: settings, isStopping: isStopping()) {
-            return .consultRetrier
-        }
-        return .deliver
+    static func afterDeclinedRedirect(_ head: ResponseHead, sent: Request, settings: FollowUpSettings) -> NextStep {
+        head.statusCode >= 400 && mayRetry(sent, settings: settings) ? .consultRetrier : .deliver
     }
 
     /// The wait before sending `sent` again on its own after `error`, or nil when its transport
     /// did not report it unanswered (``CourierError/unansweredExchange``), the method or body
     /// rules it out, or the bound is reached. The session alone resends; transports never do.
-    static func resendPause(
-        after error: CourierError, sent: Request, history: inout AttemptHistory, isStopping: @autoclosure () -> Bool
-    ) -> Duration? {
-        guard let reason = error.unansweredExchange, reason.allowsResend(of: sent.method), sent.body.isReplayable,
-            !isStopping()
+    static func resendPause(after error: CourierError, sent: Request, history: inout AttemptHistory) -> Duration? {
+        guard let reason = error.unansweredExchange, reason.allowsResend(of: sent.method), sent.body.isReplayable
         else { return nil }
         return history.resends.spend(on: reason)
     }
@@ -130,12 +113,10 @@ enum AttemptPolicy {
         }
     }
 
-    /// A retrier is asked only when it could act: one is installed, the task is not stopping,
-    /// and the body can be produced again.
-    private static func mayRetry(_ request: Request, settings: FollowUpSettings, isStopping: @autoclosure () -> Bool)
-        -> Bool
-    {
-        settings.hasRetrier && request.body.isReplayable && !isStopping()
+    /// A retrier is asked only when it could act: one is installed and the body can be produced
+    /// again. Whether the task is stopping is the run's to check, once, before it asks.
+    private static func mayRetry(_ request: Request, settings: FollowUpSettings) -> Bool {
+        settings.hasRetrier && request.body.isReplayable
     }
 
     /// The request that goes out for an attempt: `Range` and `If-Range` added when it resumes a

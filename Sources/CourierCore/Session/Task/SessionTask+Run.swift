@@ -105,17 +105,13 @@ extension SessionTask {
     ) async throws {
         let failure = courierError(error, url: outgoing.url)
         observer.attemptFailed(failure)
-        if let pause = AttemptPolicy.resendPause(
-            after: failure, sent: outgoing, history: &state, isStopping: isStopping)
-        {
+        if !isStopping, let pause = AttemptPolicy.resendPause(after: failure, sent: outgoing, history: &state) {
             // A stop ends the pause; the next turn of the loop then unwinds.
             if pause > .zero { try? await untilStopped { try await Task.sleep(for: pause) } }
             observer.nextReason = .retry
             return
         }
-        let step = AttemptPolicy.afterFailure(
-            failure, sent: outgoing, settings: settings(hooks), isStopping: isStopping)
-        if case .consultRetrier = step,
+        if case .consultRetrier = AttemptPolicy.afterFailure(failure, sent: outgoing, settings: settings(hooks)),
             try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
         {
             observer.nextReason = .retry
@@ -135,8 +131,7 @@ extension SessionTask {
         let head = response.head
         observer.attemptAnswered(head)
         let settings = settings(hooks)
-        var step = AttemptPolicy.afterResponse(
-            head, sent: outgoing, history: state, settings: settings, isStopping: isStopping)
+        var step = AttemptPolicy.afterResponse(head, sent: outgoing, history: state, settings: settings)
         if case .redirect(let proposed) = step {
             if let next = try await agreedRedirect(proposed, response: head, hooks: hooks) {
                 await Self.drain(response.body)
@@ -145,7 +140,7 @@ extension SessionTask {
                 state.redirected(to: next)
                 return true
             }
-            step = AttemptPolicy.afterDeclinedRedirect(head, sent: outgoing, settings: settings, isStopping: isStopping)
+            step = AttemptPolicy.afterDeclinedRedirect(head, sent: outgoing, settings: settings)
         }
         switch step {
         case .consultRetrier:
@@ -256,12 +251,14 @@ extension SessionTask {
     }
 
     /// Asks the task's own retrier, then (when it declines) the manager's; when one says retry,
-    /// waits out the delay (through the injectable sleeper) and returns true.
+    /// waits out the delay (through the injectable sleeper) and returns true. A stopping task
+    /// (cancelled or out of time) asks nobody: this is the one place that checks before a retry.
     /// - Throws: `.cancelled` when the task is stopped during the delay.
     @inline(never)  // Its frame only while it runs, not in every waiting task's (see deliver).
     private func retryAfterAsking(
         _ request: Request, response: ResponseHead?, error: CourierError?, state: inout AttemptHistory
     ) async throws -> Bool {
+        guard !isStopping else { return false }
         var answer = RetryDecision.doNotRetry
         let retriers: [(any RequestRetrier)?] = [overrides.retrier, manager.interceptor]
         let retryCount = state.retryCount

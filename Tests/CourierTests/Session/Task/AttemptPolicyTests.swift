@@ -48,8 +48,7 @@ struct AttemptPolicyTests {
         for method in Self.methods {
             let sent = request(method, body)
             let step = AttemptPolicy.afterResponse(
-                head(status, location: "/next"), sent: sent, history: AttemptHistory(request: sent), settings: follows,
-                isStopping: false)
+                head(status, location: "/next"), sent: sent, history: AttemptHistory(request: sent), settings: follows)
             let becomesGet = (status == 303 && method != .head) || ((status == 301 || status == 302) && method == .post)
             // A HEAD keeps its method on a 303, and so whatever body it had.
             let dropsBody = becomesGet
@@ -74,8 +73,7 @@ struct AttemptPolicyTests {
         var rules = follows
         rules.canProvideNewBody = true
         let step = AttemptPolicy.afterResponse(
-            head(status, location: "/again"), sent: sent, history: AttemptHistory(request: sent), settings: rules,
-            isStopping: false)
+            head(status, location: "/again"), sent: sent, history: AttemptHistory(request: sent), settings: rules)
         guard case .redirect(let next) = step else { Issue.record("\(step)"); return }
         #expect(next.method == .post)
         #expect(!next.body.isEmpty)
@@ -86,7 +84,7 @@ struct AttemptPolicyTests {
         // Redirect statuses without a Location are delivered as they are.
         let sent = request(.get, .none)
         let step = AttemptPolicy.afterResponse(
-            head(status), sent: sent, history: AttemptHistory(request: sent), settings: follows, isStopping: false)
+            head(status), sent: sent, history: AttemptHistory(request: sent), settings: follows)
         guard case .deliver = step else { Issue.record("\(status): \(step)"); return }
     }
 
@@ -96,43 +94,39 @@ struct AttemptPolicyTests {
         for _ in 0..<16 { state.redirected(to: sent) }
         #expect(state.redirectCount == 16)
         let tooMany = AttemptPolicy.afterResponse(
-            head(302, location: "/n"), sent: sent, history: state, settings: follows, isStopping: false)
+            head(302, location: "/n"), sent: sent, history: state, settings: follows)
         guard case .fail(let error) = tooMany else { Issue.record("\(tooMany)"); return }
         #expect(error.code == .tooManyRedirects)
 
         let elsewhere = AttemptPolicy.afterResponse(
             head(302, location: "http://[::1]:9/x"), sent: sent, history: AttemptHistory(request: sent),
-            settings: follows,
-            isStopping: false)
+            settings: follows)
         guard case .redirect(let next) = elsewhere else { Issue.record("\(elsewhere)"); return }
         #expect(next.headerFields[.authorization] == nil)
 
         let notHTTP = AttemptPolicy.afterResponse(
             head(302, location: "ftp://127.0.0.1/x"), sent: sent, history: AttemptHistory(request: sent),
-            settings: follows,
-            isStopping: false)
+            settings: follows)
         guard case .fail(let invalid) = notHTTP else { Issue.record("\(notHTTP)"); return }
         #expect(invalid.code == .invalidRedirectLocation)
     }
 
-    /// The retrier is asked only when it could act: installed, the task not stopping, the body
-    /// producible again, and an error status (or a transport failure that is not a cancel).
+    /// The retrier is asked only when it could act: installed, the body producible again, and an
+    /// error status (or a transport failure that is not a cancel); the run checks the task is not
+    /// stopping before it asks.
     @Test(arguments: [200, 302, 404, 503], AttemptBodyKind.allCases)
     func retriesOnAStatus(status: Int, body: AttemptBodyKind) {
         let sent = request(.put, body)
         for hasRetrier in [false, true] {
-            for stopping in [false, true] {
-                let rules = FollowUpSettings(
-                    redirectPolicy: RedirectPolicy(), hasRetrier: hasRetrier, canProvideNewBody: false)
-                let step = AttemptPolicy.afterDeclinedRedirect(
-                    head(status), sent: sent, settings: rules, isStopping: stopping)
-                let asks = status >= 400 && hasRetrier && !stopping && body != .oneShot
-                let label = "\(status) \(body) retrier \(hasRetrier) stopping \(stopping)"
-                switch step {
-                case .consultRetrier: #expect(asks, "\(label)")
-                case .deliver: #expect(!asks, "\(label)")
-                default: Issue.record("\(label): \(step)")
-                }
+            let rules = FollowUpSettings(
+                redirectPolicy: RedirectPolicy(), hasRetrier: hasRetrier, canProvideNewBody: false)
+            let step = AttemptPolicy.afterDeclinedRedirect(head(status), sent: sent, settings: rules)
+            let asks = status >= 400 && hasRetrier && body != .oneShot
+            let label = "\(status) \(body) retrier \(hasRetrier)"
+            switch step {
+            case .consultRetrier: #expect(asks, "\(label)")
+            case .deliver: #expect(!asks, "\(label)")
+            default: Issue.record("\(label): \(step)")
             }
         }
     }
@@ -141,18 +135,15 @@ struct AttemptPolicyTests {
     func retriesAfterAFailure(code: CourierError.Code, body: AttemptBodyKind) {
         let sent = request(.get, body)
         let rules = FollowUpSettings(redirectPolicy: RedirectPolicy(), hasRetrier: true, canProvideNewBody: false)
-        for stopping in [false, true] {
-            let step = AttemptPolicy.afterFailure(
-                CourierError(code, "x"), sent: sent, settings: rules, isStopping: stopping)
-            let asks = code != .cancelled && !stopping && body != .oneShot
-            switch step {
-            case .consultRetrier: #expect(asks)
-            case .fail(let error): #expect(!asks); #expect(error.code == code)
-            default: Issue.record("\(step)")
-            }
+        let step = AttemptPolicy.afterFailure(CourierError(code, "x"), sent: sent, settings: rules)
+        let asks = code != .cancelled && body != .oneShot
+        switch step {
+        case .consultRetrier: #expect(asks)
+        case .fail(let error): #expect(!asks); #expect(error.code == code)
+        default: Issue.record("\(step)")
         }
         let unasked = AttemptPolicy.afterFailure(
-            CourierError(code, "x"), sent: sent, settings: follows, isStopping: false)
+            CourierError(code, "x"), sent: sent, settings: follows)
         guard case .fail = unasked else { Issue.record("no retrier, still asked: \(unasked)"); return }
     }
 

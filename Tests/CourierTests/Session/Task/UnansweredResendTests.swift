@@ -18,12 +18,10 @@ struct UnansweredResendTests {
     }
 
     /// How many resends `reason` gets for `request` before the session gives up.
-    static func resends(_ reason: UnansweredExchange?, of request: Request, stopping: Bool = false) -> Int {
+    static func resends(_ reason: UnansweredExchange?, of request: Request) -> Int {
         var state = AttemptHistory(request: request)
         var count = 0
-        while AttemptPolicy.resendPause(
-            after: failure(reason), sent: request, history: &state, isStopping: stopping) != nil
-        {
+        while AttemptPolicy.resendPause(after: failure(reason), sent: request, history: &state) != nil {
             count += 1
             if count > 100 { break }
         }
@@ -43,10 +41,9 @@ struct UnansweredResendTests {
         #expect(Self.resends(reason, of: request) == expected)
     }
 
-    @Test func nothingIsResentWithoutAReasonWhileStoppingOrWithABodyThatCannotBeReplayed() {
+    @Test func nothingIsResentWithoutAReasonOrWithABodyThatCannotBeReplayed() {
         let get = Request(url: Self.url)
         #expect(Self.resends(nil, of: get) == 0)
-        #expect(Self.resends(.unsent, of: get, stopping: true) == 0)
         let oneShot = Request(
             method: .put, url: Self.url, body: .oneShotStream(length: nil, AsyncStream { $0.finish() }))
         #expect(Self.resends(.unsent, of: oneShot) == 0)
@@ -55,8 +52,7 @@ struct UnansweredResendTests {
     @Test func theFirstResendGoesAtOnceAndLaterOnesBackOff() {
         var state = AttemptHistory(request: Request(url: Self.url))
         let pauses = (0..<3).compactMap { _ in
-            AttemptPolicy.resendPause(
-                after: Self.failure(.refused), sent: Request(url: Self.url), history: &state, isStopping: false)
+            AttemptPolicy.resendPause(after: Self.failure(.refused), sent: Request(url: Self.url), history: &state)
         }
         #expect(pauses == [.zero, .milliseconds(1), .milliseconds(2)])
     }
