@@ -1,6 +1,7 @@
 import Courier
 import CourierTesting
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
@@ -223,6 +224,39 @@ struct ScriptedSessionTests {
             // Only the hook's download is raised; a limit the caller chose stays theirs.
             #expect(transport.sent.map(\.raisedReadAheadLimit) == [nil, TaskOverrides.downloadReadAheadLimit, nil])
         }
+    }
+
+    /// The run checks once that the task is stopping before it asks the retrier (the caller's
+    /// code): a task cancelled while its exchange fails, in a way the transport does not see as a
+    /// cancel, asks nobody, sends nothing more, and completes `.cancelled`.
+    @Test func aStoppedTaskAsksNoRetrier() async throws {
+        struct CancellingTransport: Transport {
+            let task = NIOLockedValueBox<SessionTask?>(nil)
+            let sends = NIOLockedValueBox(0)
+            func send(_ request: Request, context: ExchangeContext) async throws -> TransportResponse {
+                sends.withLockedValue { $0 += 1 }
+                task.withLockedValue { $0 }?.cancel()
+                throw CourierError(.connectionFailed, "the connection closed")
+            }
+            func shutdown() async throws {}
+        }
+        struct CountingRetrier: RequestInterceptor {
+            let asked = NIOLockedValueBox(0)
+            func retry(_ request: Request, response: ResponseHead?, error: CourierError?, retryCount: Int) async
+                -> RetryDecision
+            {
+                asked.withLockedValue { $0 += 1 }
+                return .retry
+            }
+        }
+        let transport = CancellingTransport()
+        let retrier = CountingRetrier()
+        let task = SessionManager(transport: transport, interceptor: retrier).dataTask(with: Request(url: base))
+        transport.task.withLockedValue { $0 = task }
+        task.resume()
+        await expectCode(.cancelled) { try await task.response() }
+        #expect(retrier.asked.withLockedValue { $0 } == 0)
+        #expect(transport.sends.withLockedValue { $0 } == 1)
     }
 }
 
