@@ -104,7 +104,8 @@ extension HTTPSessionManager {
         ) async throws -> DataResponse<Value> {
             try await manager.send(
                 method, path, content, headers: headers, timeout: timeout,
-                serializer: HTTPSessionManager.decoding(type, with: decoder),
+                // The caller's decoder is shared, never changed.
+                serializer: DecodableResponseSerializer(type, makeDecoder: { decoder }),
                 uploadProgress: uploadProgress, downloadProgress: downloadProgress)
         }
 

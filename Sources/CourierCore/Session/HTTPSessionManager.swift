@@ -201,13 +201,6 @@ public final class HTTPSessionManager: Sendable {
     /// ``responseSerializer`` as read now, for the verbs called without `as:`.
     var configuredSerializer: ErasedResponseSerializer { ErasedResponseSerializer(responseSerializer) }
 
-    /// The serializer of the verbs called with `as:`; `decoder` is shared, never changed.
-    static func decoding<Value: Decodable & Sendable>(_ type: Value.Type, with decoder: JSONDecoder)
-        -> DecodableResponseSerializer<Value>
-    {
-        DecodableResponseSerializer(type, makeDecoder: { decoder })
-    }
-
     static func asCourierError(_ error: any Error, path: String) -> CourierError {
         .wrapping(error, as: .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path)
     }
