@@ -62,7 +62,8 @@ import Testing
             #expect(sink["content_length"] as? String == "\(length)")
 
             let values = reports.values
-            #expect(values.count >= 3, "one report per 4 MiB region at least: \(values)")
+            // The first region is 4 MiB; later ones grow while they go out fast, as on a loopback.
+            #expect(values.first == Int64(FileRegionBody.regionSize), "not reported per region: \(values)")
             #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "not rising: \(values)")
             #expect(values.last == Int64(length))
         }
