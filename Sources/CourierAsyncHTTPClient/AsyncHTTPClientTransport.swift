@@ -64,9 +64,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.connectionLedger = connectionLedger
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            configuration: connectionLedger.instrument(
-                configuration.makeClientConfiguration(connectionLedger: connectionLedger),
-                raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
+            configuration: configuration.makeClientConfiguration(connectionLedger: connectionLedger))
     }
 
     deinit {

@@ -115,9 +115,9 @@ struct ReceiveLowWaterMarkTests {
         "installed after the response decoder of a plain HTTP/1.1 connection, unless turned off",
         arguments: [true, false])
     func installedUnlessTurnedOff(raising: Bool) throws {
-        let configuration = ConnectionLedger().instrument(
-            AsyncHTTPClientTransport.Configuration().makeClientConfiguration(),
-            raisingLowWaterMarks: raising)
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.raisesReceiveLowWaterMark = raising
+        let configuration = settings.makeClientConfiguration(connectionLedger: ConnectionLedger())
         let channel = EmbeddedChannel()
         let sync = channel.pipeline.syncOperations
         try sync.addHandler(HTTPRequestEncoder())
