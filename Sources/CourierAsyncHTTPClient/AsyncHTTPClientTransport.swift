@@ -180,18 +180,14 @@ public final class AsyncHTTPClientTransport: Transport {
                         throw Self.courierError(from: error, url: url)
                     }
                 }
-            }, fileWriter: writesFilesOnEventLoop(context) ? exchange : nil)
+            },
+            // ``Configuration/writesDownloadsOnEventLoop``: only for a body read as it arrives.
+            fileWriter: configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally ? exchange : nil)
         // The delegate alone, not the exchange: a kept control must not keep an exchange whose
         // body was dropped from being cancelled.
         return response(
             head: head, body: chunks,
             readAhead: ReadAheadControl(raise: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) }))
-    }
-
-    /// Whether the response body may write a download's file on the event loop
-    /// (``Configuration/writesDownloadsOnEventLoop``): a body read as it arrives.
-    private func writesFilesOnEventLoop(_ context: ExchangeContext) -> Bool {
-        configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally
     }
 
     /// The body AsyncHTTPClient sends, and the open files of a sendfile body or the task of a
