@@ -4,7 +4,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
-import NIOSSL
 
 /// What AsyncHTTPClient 1.37 does not say about a request's connection (new or reused, the
 /// peer's address), learned from its connection debug initializers.
@@ -17,8 +16,7 @@ import NIOSSL
 /// The delegate takes the note whose head equals the one AsyncHTTPClient hands it in
 /// `didSendRequestHead`. Two identical requests in flight at once (same method, target and
 /// headers) may swap notes; a note that nobody takes (a request that failed as its head went
-/// out) is dropped once ``capacity`` newer ones wait. Only the delegate-API clients carry the
-/// handler: the async API's requests, and those through a proxy route, report no connection.
+/// out) is dropped once ``capacity`` newer ones wait.
 final class ConnectionLedger: Sendable {
     struct Note: Sendable {
         var head: HTTPRequestHead
@@ -36,59 +34,14 @@ final class ConnectionLedger: Sendable {
         notes.withLockedValue { $0.reserveCapacity(Self.capacity) }
     }
 
-    /// A client configuration whose connections note every request head here, and whose plain
-    /// HTTP/1.1 connections read wide and, with `raisingLowWaterMarks`, raise their receive
-    /// low-water mark for fast bodies (``ReceiveLowWaterMark``): the debug initializers are the
-    /// only hook into the pipeline.
-    func instrument(_ configuration: HTTPClient.Configuration, raisingLowWaterMarks: Bool)
-        -> HTTPClient.Configuration
-    {
-        var configuration = configuration
-        // Each initializer runs on its channel's event loop. A pipeline that does not look as
-        // expected gets no probe (its requests report no connection) rather than failing.
-        // Installed first, beside the request encoder, so that a handler the configuration
-        // already adds there (an absolute-form rewriter) sits between them: the probe then sees
-        // the head as AsyncHTTPClient gives it to the delegate.
-        let previousInitializer = configuration.http1_1ConnectionDebugInitializer
-        configuration.http1_1ConnectionDebugInitializer = { [self] channel in
-            channel.runOnLoop(then: previousInitializer) {
-                let sync = channel.pipeline.syncOperations
-                if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil {
-                    Self.widenReads(of: channel)
-                    if raisingLowWaterMarks, ReceiveLowWaterMark.isSupported,
-                        let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
-                    {
-                        try? sync.addHandler(ReceiveLowWaterMark(), position: .after(decoder))
-                    }
-                }
-                guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
-                let counter = ConnectionUseCounter(remoteAddress: Self.describe(channel.remoteAddress))
-                let probe = RequestHeadProbe(ledger: self, counter: counter)
-                try? sync.addHandler(probe, position: .after(encoder))
-            }
-        }
-        let previousConnectionInitializer = configuration.http2ConnectionDebugInitializer
-        configuration.http2ConnectionDebugInitializer = { channel in
-            channel.runOnLoop(then: previousConnectionInitializer) {
-                let counter = ConnectionUseCounter(remoteAddress: Self.describe(channel.remoteAddress))
-                try? channel.pipeline.syncOperations.addHandler(counter)
-            }
-        }
-        return configuration
-    }
-
-    /// Lets one read from the socket take up to a mebibyte when that much is waiting (swift-nio's
-    /// default stops at 64 KiB). A large body then costs a sixteenth of the reads, each of which
-    /// runs the HTTP decoder, AsyncHTTPClient's state machine, the delegate and a wake-up of the
-    /// reading task; small responses are unchanged, since the size only grows after reads that
-    /// filled the buffer. Memory stays bounded by the delegate's backpressure (a mebibyte held).
-    ///
-    /// Plain HTTP/1.1 connections only: measured against nginx (512 MiB, six runs each), wide
-    /// reads over TLS took 0.45-0.83 s and 65-103 MiB against 0.32-0.51 s and 51-57 MiB without,
-    /// and over HTTP/2 1.6-2.1 s and 124-173 MiB against 0.86-1.09 s and 63-73 MiB.
-    private static func widenReads(of channel: any Channel) {
-        let allocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 1 << 20)
-        try? channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: allocator)
+    /// Puts a ``RequestHeadProbe`` beside the request encoder of an HTTP/1.1 connection; a
+    /// pipeline without one gets none (its requests report no connection) rather than failing.
+    /// Call on the channel's event loop.
+    func installProbe(onConnection channel: any Channel) {
+        let sync = channel.pipeline.syncOperations
+        guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
+        let counter = ConnectionUseCounter(remoteAddress: Self.describe(channel.remoteAddress))
+        try? sync.addHandler(RequestHeadProbe(ledger: self, counter: counter), position: .after(encoder))
     }
 
     func record(_ head: HTTPRequestHead, _ info: ConnectionInfo) {

@@ -64,9 +64,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.connectionLedger = connectionLedger
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            configuration: connectionLedger.instrument(
-                configuration.makeClientConfiguration(connectionLedger: connectionLedger),
-                raisingLowWaterMarks: configuration.raisesReceiveLowWaterMark))
+            configuration: configuration.makeClientConfiguration(connectionLedger: connectionLedger))
     }
 
     deinit {
@@ -182,18 +180,14 @@ public final class AsyncHTTPClientTransport: Transport {
                         throw Self.courierError(from: error, url: url)
                     }
                 }
-            }, fileWriter: writesFilesOnEventLoop(context) ? exchange : nil)
+            },
+            // ``Configuration/writesDownloadsOnEventLoop``: only for a body read as it arrives.
+            fileWriter: configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally ? exchange : nil)
         // The delegate alone, not the exchange: a kept control must not keep an exchange whose
         // body was dropped from being cancelled.
         return response(
             head: head, body: chunks,
             readAhead: ReadAheadControl(raise: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) }))
-    }
-
-    /// Whether the response body may write a download's file on the event loop
-    /// (``Configuration/writesDownloadsOnEventLoop``): a body read as it arrives.
-    private func writesFilesOnEventLoop(_ context: ExchangeContext) -> Bool {
-        configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally
     }
 
     /// The body AsyncHTTPClient sends, and the open files of a sendfile body or the task of a
@@ -325,72 +319,6 @@ public final class AsyncHTTPClientTransport: Transport {
         if error is CancellationError {
             return CourierError(.cancelled, "the request to \(target) was cancelled", offendingInput: target)
         }
-        if let error = error as? HTTPClientError {
-            // Checked here, on the failure path, rather than before every send: reading a URL's
-            // scheme is not free, and AsyncHTTPClient refuses these URLs before any I/O.
-            if let refused = unsupportedURL(url, error: error) { return refused }
-            // Qualified names: a bare `.cancelled` here would match `CourierError.Code.cancelled`
-            // through CourierError's `~=` and never be true for an HTTPClientError.
-            switch error {
-            case HTTPClientError.cancelled, HTTPClientError.requestStreamCancelled:
-                return CourierError(
-                    .cancelled, "the request to \(target) was cancelled", offendingInput: target, underlyingError: error
-                )
-            case HTTPClientError.connectTimeout, HTTPClientError.readTimeout, HTTPClientError.writeTimeout,
-                HTTPClientError.deadlineExceeded, HTTPClientError.tlsHandshakeTimeout,
-                HTTPClientError.httpProxyHandshakeTimeout, HTTPClientError.socksHandshakeTimeout,
-                HTTPClientError.getConnectionFromPoolTimeout:
-                return CourierError(
-                    .timedOut, "the request to \(target) timed out (\(error.shortDescription))", offendingInput: target,
-                    underlyingError: error)
-            case HTTPClientError.remoteConnectionClosed:
-                return CourierError(
-                    .connectionFailed, "the server closed the connection to \(target) before the response was complete",
-                    offendingInput: target, underlyingError: error)
-            case HTTPClientError.bodyLengthMismatch:
-                return CourierError(
-                    .bodyLengthMismatch, "the body sent to \(target) did not match its declared length",
-                    offendingInput: target, underlyingError: error)
-            default:
-                return CourierError(
-                    .transportFailed, "the request to \(target) failed: \(error.shortDescription)",
-                    offendingInput: target, underlyingError: error)
-            }
-        }
-        if let reset = error as? NIOHTTP2Errors.StreamClosed {
-            return CourierError(
-                .connectionFailed,
-                "the server reset the HTTP/2 stream of \(target) before the response was complete (\(reset.errorCode.rfcName))",
-                offendingInput: target, underlyingError: error)
-        }
-        if let mismatch = error as? NoCommonProtocol {
-            return CourierError(
-                .connectionFailed,
-                "\(target) shares no protocol with this request: \(mismatch); allow HTTP/2 with AsyncHTTPClientTransport.Configuration.\(mismatch.remedy)",
-                offendingInput: target, underlyingError: error)
-        }
-        if let leftOut = error as? HTTP2StreamLeftOutByGoAway {
-            return CourierError(
-                .connectionFailed,
-                "the server retired the HTTP/2 connection before processing the request to \(target) (\(leftOut))",
-                offendingInput: target, underlyingError: error)
-        }
-        if error is HTTP2StreamNeverOpened {
-            return CourierError(
-                .connectionFailed, "the HTTP/2 connection to \(target) closed before the request was sent",
-                offendingInput: target, underlyingError: error)
-        }
-        if let cut = error as? HTTP2EarlyAnswerCut {
-            return CourierError(
-                .connectionFailed,
-                "the server answered \(target) before the upload ended, then \(cut.description)",
-                offendingInput: target, underlyingError: error)
-        }
-        if let broken = error as? HTTP2ConnectionBroken {
-            return CourierError(
-                .transportFailed, "the connection to \(target) was closed: \(broken.reason)", offendingInput: target,
-                underlyingError: error)
-        }
         if let status = error as? InvalidResponseStatus {
             let digits = String(status.code)
             let code = String(repeating: "0", count: max(0, 3 - digits.count)) + digits
@@ -399,27 +327,72 @@ public final class AsyncHTTPClientTransport: Transport {
                 "the server answered \(target) with status code \(code), which is not an HTTP status (100-599)",
                 offendingInput: code, underlyingError: error)
         }
-        if let error = error as? HTTPParserError, error == .invalidEOFState {
-            return CourierError(
-                .connectionFailed, "the server closed the connection to \(target) in the middle of the response",
-                offendingInput: target, underlyingError: error)
-        }
-        if let error = error as? HTTPParserError, url.scheme?.lowercased() == "https" {
+        // Checked here, on the failure path, rather than before every send: reading a URL's
+        // scheme is not free, and AsyncHTTPClient refuses these URLs before any I/O.
+        if let error = error as? HTTPClientError, let refused = unsupportedURL(url, error: error) { return refused }
+        let (code, message) = describe(error, target: target, url: url)
+        return CourierError(code, message, offendingInput: target, underlyingError: error)
+    }
+
+    /// The code and message for `error`, which ended the request to `target`: one row per failure
+    /// that AsyncHTTPClient, NIO or the transport's own handlers report.
+    private static func describe(_ error: any Error, target: String, url: URL) -> (CourierError.Code, String) {
+        switch error {
+        case let error as HTTPClientError:
+            // Qualified names: a bare `.cancelled` here would match `CourierError.Code.cancelled`
+            // through CourierError's `~=` and never be true for an HTTPClientError.
+            switch error {
+            case HTTPClientError.cancelled, HTTPClientError.requestStreamCancelled:
+                return (.cancelled, "the request to \(target) was cancelled")
+            case HTTPClientError.connectTimeout, HTTPClientError.readTimeout, HTTPClientError.writeTimeout,
+                HTTPClientError.deadlineExceeded, HTTPClientError.tlsHandshakeTimeout,
+                HTTPClientError.httpProxyHandshakeTimeout, HTTPClientError.socksHandshakeTimeout,
+                HTTPClientError.getConnectionFromPoolTimeout:
+                return (.timedOut, "the request to \(target) timed out (\(error.shortDescription))")
+            case HTTPClientError.remoteConnectionClosed:
+                return (
+                    .connectionFailed, "the server closed the connection to \(target) before the response was complete"
+                )
+            case HTTPClientError.bodyLengthMismatch:
+                return (.bodyLengthMismatch, "the body sent to \(target) did not match its declared length")
+            default:
+                return (.transportFailed, "the request to \(target) failed: \(error.shortDescription)")
+            }
+        case let reset as NIOHTTP2Errors.StreamClosed:
+            return (
+                .connectionFailed,
+                "the server reset the HTTP/2 stream of \(target) before the response was complete (\(reset.errorCode.rfcName))"
+            )
+        case let mismatch as NoCommonProtocol:
+            return (
+                .connectionFailed,
+                "\(target) shares no protocol with this request: \(mismatch); allow HTTP/2 with AsyncHTTPClientTransport.Configuration.\(mismatch.remedy)"
+            )
+        case let leftOut as HTTP2StreamLeftOutByGoAway:
+            return (
+                .connectionFailed,
+                "the server retired the HTTP/2 connection before processing the request to \(target) (\(leftOut))"
+            )
+        case is HTTP2StreamNeverOpened:
+            return (.connectionFailed, "the HTTP/2 connection to \(target) closed before the request was sent")
+        case let cut as HTTP2EarlyAnswerCut:
+            return (.connectionFailed, "the server answered \(target) before the upload ended, then \(cut.description)")
+        case let broken as HTTP2ConnectionBroken:
+            return (.transportFailed, "the connection to \(target) was closed: \(broken.reason)")
+        case let parser as HTTPParserError where parser == .invalidEOFState:
+            return (.connectionFailed, "the server closed the connection to \(target) in the middle of the response")
+        case let parser as HTTPParserError where url.scheme?.lowercased() == "https":
             // HTTP2OnlyServerDetector names the protocols when it sees the server's first bytes;
             // bytes that arrive before it is in place reach the decoder instead.
-            return CourierError(
+            return (
                 .transportFailed,
-                "the request to \(target) failed: the answer was not HTTP/1.1 (\(error)); a server that speaks only HTTP/2 answers so when the request offers only HTTP/1.1 (ALPN)",
-                offendingInput: target, underlyingError: error)
+                "the request to \(target) failed: the answer was not HTTP/1.1 (\(parser)); a server that speaks only HTTP/2 answers so when the request offers only HTTP/1.1 (ALPN)"
+            )
+        case is NIOConnectionError, is IOError, is ChannelError:
+            return (.connectionFailed, ConnectionFailureText.message(for: error, url: url))
+        default:
+            return (.transportFailed, "the request to \(target) failed: \(error)")
         }
-        if error is NIOConnectionError || error is IOError || error is ChannelError {
-            return CourierError(
-                .connectionFailed, ConnectionFailureText.message(for: error, url: url), offendingInput: target,
-                underlyingError: error)
-        }
-        return CourierError(
-            .transportFailed, "the request to \(target) failed: \(error)", offendingInput: target,
-            underlyingError: error)
     }
 }
 

@@ -168,7 +168,7 @@ enum TLSProbe {
         -> Result<String, CourierError>
     {
         var configuration = HTTPClient.Configuration()
-        try policy.apply(to: &configuration)
+        configuration.tlsConfiguration = try policy.makeTLSConfiguration()
         configuration.connectionPool.retryConnectionEstablishment = false
         // Patient: on a loaded 2-core machine the parallel suite has starved TLS handshakes past 10 s.
         configuration.timeout.connect = .seconds(60)

@@ -38,6 +38,6 @@ struct IdleReadTimeoutTests {
     @Test func everyClientLeavesAsyncHTTPClientsReadTimeoutOff() {
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.readTimeout = .seconds(5)
-        #expect(settings.makeClientConfiguration().timeout.read == nil)
+        #expect(settings.makeClientConfiguration(connectionLedger: ConnectionLedger()).timeout.read == nil)
     }
 }

@@ -41,13 +41,11 @@ struct ResponseStatusGuardTests {
         _ = try channel.finish()
     }
 
-    /// Both the plain client configuration and the instrumented one of the delegate clients put a
-    /// guard after the HTTP/1.1 decoder, and an `HTTP2StreamGuard` (which refuses such codes
-    /// itself) after an HTTP/2 stream's codec.
-    @Test(arguments: [false, true])
-    func everyClientsPipelinesGetAGuard(_ instrumented: Bool) throws {
-        var configuration = AsyncHTTPClientTransport.Configuration().makeClientConfiguration()
-        if instrumented { configuration = ConnectionLedger().instrument(configuration, raisingLowWaterMarks: false) }
+    /// The client configuration puts a guard after the HTTP/1.1 decoder, and an `HTTP2StreamGuard`
+    /// (which refuses such codes itself) after an HTTP/2 stream's codec.
+    @Test func everyPipelineGetsAGuard() throws {
+        let configuration = AsyncHTTPClientTransport.Configuration().makeClientConfiguration(
+            connectionLedger: ConnectionLedger())
 
         let connection = EmbeddedChannel()
         try connection.pipeline.syncOperations.addHandler(HTTPRequestEncoder())

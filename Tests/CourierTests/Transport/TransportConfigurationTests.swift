@@ -9,7 +9,8 @@ import Testing
     /// No tracer is bootstrapped in the test process, so AsyncHTTPClient would hold the no-op
     /// tracer and build a span for every request; the transport leaves tracing off instead.
     @Test func theNoOpTracerIsLeftOut() {
-        let configuration = AsyncHTTPClientTransport.Configuration().makeClientConfiguration()
+        let configuration = AsyncHTTPClientTransport.Configuration().makeClientConfiguration(
+            connectionLedger: ConnectionLedger())
         #expect(configuration.tracing.tracer == nil)
     }
 
@@ -17,7 +18,7 @@ import Testing
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.maximumConnectionsPerHost = 3
         settings.connectTimeout = .seconds(7)
-        let configuration = settings.makeClientConfiguration()
+        let configuration = settings.makeClientConfiguration(connectionLedger: ConnectionLedger())
         #expect(configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit == 3)
         #expect(configuration.timeout.connect == .seconds(7))
     }
