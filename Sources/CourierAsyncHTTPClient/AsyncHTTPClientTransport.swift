@@ -175,13 +175,8 @@ public final class AsyncHTTPClientTransport: Transport {
             status: responseHead.status, headers: responseHead.headers, url: url, version: responseHead.version)
         let chunks = BodyChunks(
             makeIterator: {
-                BodyChunks.AsyncIterator {
-                    do {
-                        return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
-                    } catch {
-                        throw Self.courierError(from: error, url: url)
-                    }
-                }
+                let reader = BodyReader(exchange: exchange, url: url)
+                return BodyChunks.AsyncIterator { try await reader.next() }
             }, fileWriter: writesFilesOnEventLoop(context) ? exchange : nil)
         // The delegate alone, not the exchange: a kept control must not keep an exchange whose
         // body was dropped from being cancelled.
@@ -440,6 +435,35 @@ private final class DelegatedExchange: ResponseBodyFileWriter {
 
     func writeRemainingBody(to file: ResponseBodyFile) async throws {
         try await delegate.writeRemainingBody(to: file, task: task)
+    }
+}
+
+/// One iterator's reading of an exchange's body. It remembers an end that came with the last
+/// part, so that it does not ask the delegate (and take its lock) again for it; as the
+/// iterator closure's one capture it is that closure's context, no allocation of its own.
+private final class BodyReader {
+    let exchange: DelegatedExchange
+    let url: URL
+    private var ended = false
+
+    init(exchange: DelegatedExchange, url: URL) {
+        self.exchange = exchange
+        self.url = url
+    }
+
+    /// The next chunk, or nil at the end.
+    /// - Throws: the exchange's failure as a `CourierError`.
+    func next() async throws -> ByteBuffer? {
+        if ended { return nil }
+        var endsHere = false
+        do {
+            let part = try await exchange.delegate.nextBodyPart(
+                ended: &endsHere, onCancel: { [exchange] in exchange.task.cancel() })
+            ended = endsHere
+            return part
+        } catch {
+            throw AsyncHTTPClientTransport.courierError(from: error, url: url)
+        }
     }
 }
 
