@@ -438,9 +438,8 @@ private final class DelegatedExchange: ResponseBodyFileWriter {
     }
 }
 
-/// One iterator's reading of an exchange's body. It remembers an end that came with the last
-/// part, so that it does not ask the delegate (and take its lock) again for it; as the
-/// iterator closure's one capture it is that closure's context, no allocation of its own.
+/// One iterator's reading of an exchange's body, which remembers an end that came with the last
+/// part (no second turn of the delegate's lock); the iterator closure's one capture, its context.
 private final class BodyReader {
     let exchange: DelegatedExchange
     let url: URL

@@ -50,10 +50,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         var idleTimer: NIOScheduledCallback?
         /// The exchange the idle timer fails; held only while the timer is armed.
         var idleTask: HTTPClient.Task<Void>?
-        /// When the head arrived, after ``clockOrigin``, kept for the recorder until the response
-        /// ends: reported then in the end's turn of its lock. (A `ContinuousClock.Instant` here,
-        /// whose layout the standard library does not freeze, would make the state's every copy
-        /// and access go through the runtime.)
+        /// When the head arrived, after ``clockOrigin``, for the recorder at the end (a `Duration`:
+        /// an `Instant`'s layout is not frozen, and would put every access through the runtime).
         var headReceived: Duration?
     }
 
