@@ -173,13 +173,8 @@ public final class AsyncHTTPClientTransport: Transport {
             status: responseHead.status, headers: responseHead.headers, url: url, version: responseHead.version)
         let chunks = BodyChunks(
             makeIterator: {
-                BodyChunks.AsyncIterator {
-                    do {
-                        return try await exchange.delegate.nextBodyPart(onCancel: { exchange.task.cancel() })
-                    } catch {
-                        throw Self.courierError(from: error, url: url)
-                    }
-                }
+                let reader = BodyReader(exchange: exchange, url: url)
+                return BodyChunks.AsyncIterator { try await reader.next() }
             },
             // ``Configuration/writesDownloadsOnEventLoop``: only for a body read as it arrives.
             fileWriter: configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally ? exchange : nil)
@@ -413,6 +408,34 @@ private final class DelegatedExchange: ResponseBodyFileWriter {
 
     func writeRemainingBody(to file: ResponseBodyFile) async throws {
         try await delegate.writeRemainingBody(to: file, task: task)
+    }
+}
+
+/// One iterator's reading of an exchange's body, which remembers an end that came with the last
+/// part (no second turn of the delegate's lock); the iterator closure's one capture, its context.
+private final class BodyReader {
+    let exchange: DelegatedExchange
+    let url: URL
+    private var ended = false
+
+    init(exchange: DelegatedExchange, url: URL) {
+        self.exchange = exchange
+        self.url = url
+    }
+
+    /// The next chunk, or nil at the end.
+    /// - Throws: the exchange's failure as a `CourierError`.
+    func next() async throws -> ByteBuffer? {
+        if ended { return nil }
+        var endsHere = false
+        do {
+            let part = try await exchange.delegate.nextBodyPart(
+                ended: &endsHere, onCancel: { [exchange] in exchange.task.cancel() })
+            ended = endsHere
+            return part
+        } catch {
+            throw AsyncHTTPClientTransport.courierError(from: error, url: url)
+        }
     }
 }
 

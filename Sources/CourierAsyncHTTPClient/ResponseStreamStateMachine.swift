@@ -145,6 +145,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     enum Take {
         /// A part, and the paused socket to resume because the held bytes fell below the limit.
         case part(ByteBuffer, resume: EventLoopPromise<Void>?)
+        /// The last part of a response that ended well: the reader need not ask again for the end.
+        case lastPart(ByteBuffer)
         case end
         case failure(any Error)
         /// Nothing yet: the waiter was kept (or, without one, the caller must come back with one).
@@ -170,7 +172,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         case .finished(let head, var held, let writing):
             let part = held.take()
             state = .finished(head, held, writing: writing)
-            return part.map { .part($0, resume: nil) } ?? .end
+            guard let part else { return .end }
+            return held.isEmpty ? .lastPart(part) : .part(part, resume: nil)
         case .failed(var held, let error, let writing):
             let part = held.take()
             state = .failed(held, error, writing: writing)
@@ -326,8 +329,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// with `headlessError` (the connection closed before the response), made only then: boxing an
     /// error costs an allocation on every response otherwise.
     mutating func finished(headlessError: @autoclosure () -> any Error) -> Ending? {
-        let taken = takeState()
-        switch taken {
+        switch takeState() {
         case .awaitingHead(let waiter, _):
             state = .failed(Held(limit: 1), headlessError(), writing: nil)
             return Ending(headWaiter: waiter)
@@ -335,8 +337,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
             let (ending, writing) = Self.ending(&streaming)
             state = .finished(head, streaming.held, writing: writing)
             return ending
-        case .finished, .failed:
-            state = taken
+        case let ended:
+            state = ended
             return nil
         }
     }
@@ -344,7 +346,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// The response failed with `error`; nil when it had already ended. Held parts stay the
     /// reader's (before the error) only when `keepingHeldParts`.
     mutating func failed(_ error: any Error, keepingHeldParts: Bool) -> Ending? {
-        switch state {
+        switch takeState() {
         case .awaitingHead(let waiter, _):
             state = .failed(Held(limit: 1), error, writing: nil)
             return Ending(headWaiter: waiter)
@@ -352,7 +354,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
             let (ending, writing) = Self.ending(&streaming)
             state = .failed(keepingHeldParts ? streaming.held : Held(limit: 1), error, writing: writing)
             return ending
-        case .finished, .failed:
+        case let ended:
+            state = ended
             return nil
         }
     }

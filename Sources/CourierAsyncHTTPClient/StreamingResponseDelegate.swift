@@ -50,7 +50,13 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         var idleTimer: NIOScheduledCallback?
         /// The exchange the idle timer fails; held only while the timer is armed.
         var idleTask: HTTPClient.Task<Void>?
+        /// When the head arrived, after ``clockOrigin``, for the recorder at the end (a `Duration`:
+        /// an `Instant`'s layout is not frozen, and would put every access through the runtime).
+        var headReceived: Duration?
     }
+
+    /// The reading ``State/headReceived`` counts from.
+    private static let clockOrigin = ContinuousClock.now
 
     let state: NIOLockedValueBox<State>
     private let uploadProgress: (@Sendable (Int64) -> Void)?
@@ -114,11 +120,15 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         }
     }
 
-    /// The next body chunk, or nil at the end. Cancelling the calling task calls `onCancel`.
+    /// The next body chunk, or nil at the end; `ended` is set when the chunk is the body's last,
+    /// and the reader need not ask for the end (one turn of the lock fewer for a small response).
+    /// Cancelling the calling task calls `onCancel`.
     /// - Throws: the error that ended the request.
-    func nextBodyPart(onCancel: @escaping @Sendable () -> Void) async throws -> ByteBuffer? {
+    func nextBodyPart(ended: inout Bool, onCancel: @escaping @Sendable () -> Void) async throws -> ByteBuffer? {
         // The common case, a part already waiting, needs no continuation.
-        if let ready = try Self.outcome(state.withLockedValue { $0.machine.takePart() }) { return ready }
+        if let ready = try Self.outcome(state.withLockedValue { $0.machine.takePart() }, ended: &ended) {
+            return ready
+        }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: BodyWaiter) in
                 // The state may have moved since the look above; the machine looks again.
@@ -126,6 +136,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
                 case .part(let part, let resumed):
                     resumed?.succeed(())
                     continuation.resume(returning: part)
+                case .lastPart(let part): continuation.resume(returning: part)
                 case .end: continuation.resume(returning: nil)
                 case .failure(let error): continuation.resume(throwing: error)
                 case .wait: break
@@ -137,10 +148,13 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     /// What a take without a waiter gives the reader: a part (nil at the end, wrapped), or nil to wait.
-    private static func outcome(_ take: Machine.Take) throws -> ByteBuffer?? {
+    private static func outcome(_ take: Machine.Take, ended: inout Bool) throws -> ByteBuffer?? {
         switch take {
         case .part(let part, let resumed):
             resumed?.succeed(())
+            return .some(part)
+        case .lastPart(let part):
+            ended = true
             return .some(part)
         case .end: return .some(nil)
         case .failure(let error): throw error
@@ -157,7 +171,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         // every failure before this point reaches `didReceiveError`. A request without a body
         // goes out with its end in one write, so it has no such last write to fail (and a
         // second callback on the task's future would cost it an allocation).
-        recorder?.requestHeadSent(connection: connectionLedger?.take(head))
+        recorder?.requestHeadSent(connection: connectionLedger?.take(head), endsRequest: !sendsBody)
         guard sendsBody else { return }
         task.futureResult.whenFailure { error in self.fail(error) }
     }
@@ -191,7 +205,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
             return (state.bytesSent, nil)
         }
         stale?.cancel()
-        recorder?.requestSent(bodyBytes: sendsBody ? bytesSent : 0)
+        // A request without a body was recorded as sent with its head.
+        if sendsBody { recorder?.requestSent(bodyBytes: bytesSent) }
     }
 
     func handleScheduledCallback(eventLoop: some EventLoop) {
@@ -214,10 +229,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        recorder?.responseHeadReceived()
+        let arrived = recorder == nil ? nil : Self.clockOrigin.duration(to: .now)
         let now = idleReadTimeout == nil ? nil : NIODeadline.now()
         let waiter = state.withLockedValue { state in
             if let now { state.lastResponsePart = now }
+            state.headReceived = arrived
             return state.machine.receivedHead(head)
         }
         if let waiter {
@@ -256,13 +272,14 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        // Before any reader is woken, so the session finds the instant when it sees the end.
-        recorder?.responseBodyReceived()
         let (ending, idleTimer) = state.withLockedValue { state in
             defer {
                 state.idleTimer = nil
                 state.idleTask = nil
             }
+            // Before the state shows the end to a reader, so the session finds the instants
+            // when it sees the end (the recorder's lock is a leaf: it calls nothing).
+            recorder?.responseBodyReceived(headAt: state.headReceived.map { Self.clockOrigin.advanced(by: $0) })
             return (
                 state.machine.finished(headlessError: HTTPClientError.remoteConnectionClosed), state.idleTimer
             )
@@ -285,7 +302,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
                 state.idleTask = nil
             }
             let keeps = keepingBufferedChunks && !state.cancelledByCourier
-            return (state.machine.failed(error, keepingHeldParts: keeps), state.idleTimer)
+            let ending = state.machine.failed(error, keepingHeldParts: keeps)
+            if ending != nil, let headReceived = state.headReceived {
+                recorder?.responseHeadReceived(at: Self.clockOrigin.advanced(by: headReceived))
+            }
+            return (ending, state.idleTimer)
         }
         idleTimer?.cancel()
         guard let ending else { return }

@@ -18,9 +18,19 @@ public struct ExchangeRecorder: Sendable {
 
     /// The request head was handed to the connection; `connection` is what the transport knows
     /// of that connection then, kept as ``connection(_:)`` keeps it, in the same turn of the lock.
-    public func requestHeadSent(at instant: ContinuousClock.Instant = .now, connection info: ConnectionInfo? = nil) {
+    /// `endsRequest` says the head went out with the request's end (a request without a body):
+    /// the whole request counts as sent then, with no body bytes, as ``requestSent(bodyBytes:at:)``
+    /// would record it, without a second turn of the lock.
+    public func requestHeadSent(
+        at instant: ContinuousClock.Instant = .now, connection info: ConnectionInfo? = nil, endsRequest: Bool = false
+    ) {
+        let reading = ClockReading(instant)
         box.withLockedValue { record in
-            record.headSent = ClockReading(instant)
+            record.headSent = reading
+            if endsRequest {
+                record.bodySent = reading
+                record.bodyBytesSent = 0
+            }
             if let info { record.merge(info) }
         }
     }
@@ -37,9 +47,19 @@ public struct ExchangeRecorder: Sendable {
     }
 
     /// The response body ended; `wireBytes` is its length as received, before any content
-    /// decoding, when the transport counted it.
-    public func responseBodyReceived(wireBytes: Int64? = nil, at instant: ContinuousClock.Instant = .now) {
-        stamp(\.bodyComplete, at: instant, count: wireBytes, in: \.wireBodyBytesReceived)
+    /// decoding, when the transport counted it. `headAt`, when given, is when the response head
+    /// arrived, as ``responseHeadReceived(at:)`` would record it, in the same turn of the lock: a
+    /// transport that keeps the head's instant until the end takes the lock once per response.
+    public func responseBodyReceived(
+        wireBytes: Int64? = nil, headAt: ContinuousClock.Instant? = nil, at instant: ContinuousClock.Instant = .now
+    ) {
+        let head = headAt.map(ClockReading.init)
+        let end = ClockReading(instant)
+        box.withLockedValue { record in
+            if let head { record.headReceived = head }
+            record.bodyComplete = end
+            if let wireBytes { record.wireBodyBytesReceived = wireBytes }
+        }
     }
 
     /// What the transport knows of the connection; nil fields leave earlier values in place.

@@ -200,5 +200,16 @@ struct TaskMetricsTests {
         #expect(observation.responseBodyComplete == later)
         #expect(observation.bodyBytesSent == 7)
         #expect(observation.wireBodyBytesReceived == 9)
+
+        // A request sent with its head, and a head reported with the end: one call each.
+        let folded = ExchangeRecorder()
+        folded.requestHeadSent(at: earlier, endsRequest: true)
+        folded.responseBodyReceived(headAt: now, at: later)
+        let foldedObservation = folded.observation
+        #expect(foldedObservation.requestHeadSent == earlier)
+        #expect(foldedObservation.requestBodySent == earlier)
+        #expect(foldedObservation.bodyBytesSent == 0)
+        #expect(foldedObservation.responseHeadReceived == now)
+        #expect(foldedObservation.responseBodyComplete == later)
     }
 }

@@ -83,6 +83,7 @@ struct ResponseStreamStateMachineTests {
                 let waiter: String? = if case .takeWaiting(let name) = event { name } else { nil }
                 switch machine.takePart(waiter: waiter) {
                 case .part(let part, let resumed): return "part \(part.readableBytes)\(resumes(resumed))"
+                case .lastPart(let part): return "last part \(part.readableBytes)"
                 case .end: return "end"
                 case .failure(let error): return "failed \((error as? Failure)?.name ?? "\(error)")"
                 case .wait: return "wait"
@@ -160,8 +161,14 @@ struct ResponseStreamStateMachineTests {
         Script(
             "the end wakes a waiting reader; parts held before it are still read",
             [
-                (.head, "wake nobody"), (.part(2), "held"), (.finish, "over"), (.take, "part 2"), (.take, "end"),
+                (.head, "wake nobody"), (.part(2), "held"), (.finish, "over"), (.take, "last part 2"), (.take, "end"),
                 (.part(1), "drop"), (.finish, "already over"),
+            ]),
+        Script(
+            "after the end, only the last held part says it is the last",
+            [
+                (.head, "wake nobody"), (.part(2), "held"), (.part(3), "held"), (.finish, "over"),
+                (.take, "part 2"), (.take, "last part 3"), (.take, "end"),
             ]),
         Script(
             "an end before any head fails the head's waiter with the headless error",
@@ -204,7 +211,7 @@ struct ResponseStreamStateMachineTests {
             "the end during a write leaves the file with its writer, which hands it back after the write",
             [
                 (.head, "wake nobody"), (.handOver("f"), "write 0"), (.finish, "over"),
-                (.wrote(keepsFile: true, failed: false, unwritten: 1), "hand back to f"), (.take, "part 1"),
+                (.wrote(keepsFile: true, failed: false, unwritten: 1), "hand back to f"), (.take, "last part 1"),
                 (.take, "end"),
             ]),
         Script(
@@ -217,7 +224,7 @@ struct ResponseStreamStateMachineTests {
             "a file handed over after the end stays with the reader",
             [
                 (.head, "wake nobody"), (.part(1), "held"), (.finish, "over"), (.handOver("f"), "ended"),
-                (.take, "part 1"),
+                (.take, "last part 1"),
             ]),
     ]
 
