@@ -79,9 +79,8 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
             let flow = flows[frame.streamID]
             if payload.endStream {
                 flows[frame.streamID] = nil
-            } else if var flow, flow.isAdopted {
-                flow.held += payload.data.readableBytes
-                flows[frame.streamID] = flow
+            } else if flow?.isAdopted == true {
+                flows[frame.streamID]?.held += payload.data.readableBytes
             }
             // A stream nobody adopted keeps the old rule: every small slice is copied.
             guard flow.map({ !($0.isAdopted && $0.isReading) }) ?? true,
@@ -101,15 +100,12 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         switch event {
         case let created as NIOHTTP2StreamCreatedEvent:
             if let initial = created.remoteInitialWindowSize {
-                var flow = flows[created.streamID] ?? Flow()
-                flow.window = Int(initial)
-                flows[created.streamID] = flow
+                flows[created.streamID, default: Flow()].window = Int(initial)
             }
         case let updated as NIOHTTP2WindowUpdatedEvent where updated.streamID != .rootStream:
-            guard let window = updated.inboundWindowSize, var flow = flows[updated.streamID] else { break }
-            flow.window = window
-            flows[updated.streamID] = flow
-            guard flow.isAdopted else { break }
+            guard let window = updated.inboundWindowSize, flows[updated.streamID] != nil else { break }
+            flows[updated.streamID]?.window = window
+            guard flows[updated.streamID]?.isAdopted == true else { break }
             let silenced = NIOHTTP2WindowUpdatedEvent(
                 streamID: updated.streamID, inboundWindowSize: Self.silencedWindow,
                 outboundWindowSize: updated.outboundWindowSize)
@@ -142,38 +138,28 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
     /// its first bytes, as swift-nio-http2 does: an answer within the initial window (most
     /// are) costs no WINDOW_UPDATE.
     func adopt(_ streamID: HTTP2StreamID, isReading: Bool) {
-        var flow = flows[streamID] ?? Flow()
-        flow.isAdopted = true
-        flow.isReading = isReading
-        flows[streamID] = flow
+        flows[streamID, default: Flow()].isAdopted = true
+        flows[streamID]?.isReading = isReading
     }
 
     /// The reader of `streamID` asked for bytes.
     func streamAsksToRead(_ streamID: HTTP2StreamID) {
-        guard var flow = flows[streamID], !flow.isReading else { return }
-        flow.isReading = true
-        flows[streamID] = flow
+        flows[streamID]?.isReading = true
     }
 
     /// The reader of `streamID` was given a frame with `bytes` of payload (zero for other frames).
+    /// Once a quarter of the stream's window is missing, it is topped up to ``target`` ahead of
+    /// the reader: a WINDOW_UPDATE for every ``target``/4 bytes taken.
     func streamGave(_ streamID: HTTP2StreamID, bytes: Int) {
         guard var flow = flows[streamID] else { return }
         flow.held = max(0, flow.held - bytes)
         flow.isReading = false
-        flows[streamID] = flow
-        if bytes > 0 { grantIfDue(streamID, flow) }
-    }
-
-    /// Tops the window of `streamID` up to ``target`` ahead of its reader once a quarter of it
-    /// is missing: a WINDOW_UPDATE for every ``target``/4 bytes taken.
-    private func grantIfDue(_ streamID: HTTP2StreamID, _ flow: Flow) {
-        var flow = flow
-        guard let context, flow.isAdopted, let window = flow.window else { return }
-        let increment = target - (window + flow.held)
-        guard increment >= target / 4 else { return }
+        let increment = target - ((flow.window ?? target) + flow.held)
+        let grants = bytes > 0 && flow.isAdopted && increment >= target / 4
         // NIOHTTP2 reports the new window (an event) while the frame is written; set it first.
-        flow.window = window + increment
+        if grants { flow.window? += increment }
         flows[streamID] = flow
+        guard grants, let context else { return }
         let grant = HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))
         context.writeAndFlush(wrapOutboundOut(grant), promise: nil)
     }
