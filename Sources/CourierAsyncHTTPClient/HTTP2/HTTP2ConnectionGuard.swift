@@ -65,8 +65,8 @@ final class HTTP2ConnectionGuard {
         case connectionError(UInt32, frames: String?, cause: (any Error)?)
     }
 
-    /// Why the connection was closed, once the guard has closed it; the streams report it.
-    var failure: HTTP2ConnectionBroken? {
+    /// Why the connection was closed, once the guard has closed it.
+    private var failure: HTTP2ConnectionBroken? {
         switch condemnation {
         case nil: return nil
         case .flood(let reason): return HTTP2ConnectionBroken(reason: reason)
@@ -100,6 +100,16 @@ final class HTTP2ConnectionGuard {
         unproductiveBytes += count - absorbed
     }
 
+    /// Condemns the connection when what the server sent since the last progress is a flood;
+    /// true when it is.
+    fileprivate func condemnsFlood() -> Bool {
+        guard unproductiveBytes > limit else { return false }
+        let frames = unproductiveFrameSummary.map { " (\($0))" } ?? " (frames that HTTP/2 clients ignore)"
+        condemnation = .flood(
+            "the server sent \(unproductiveBytes) bytes of HTTP/2 frames that carried no response\(frames)")
+        return true
+    }
+
     fileprivate func clientResetStream() {
         allowance = min(Self.maximumAllowance, allowance + Self.resetStreamAllowance)
     }
@@ -127,19 +137,11 @@ final class HTTP2ConnectionGuard {
         unproductiveFrames[name, default: 0] += 1
     }
 
-    fileprivate var isFlooded: Bool { unproductiveBytes > limit }
-
     /// The frames counted since the last progress, most frequent first: "12000 PING, 3 SETTINGS".
     private var unproductiveFrameSummary: String? {
         guard !unproductiveFrames.isEmpty else { return nil }
         let counted = unproductiveFrames.sorted { $0.value > $1.value }.prefix(3)
         return "the server sent " + counted.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-    }
-
-    fileprivate func condemnForFlood() {
-        let frames = unproductiveFrameSummary.map { " (\($0))" } ?? " (frames that HTTP/2 clients ignore)"
-        condemnation = .flood(
-            "the server sent \(unproductiveBytes) bytes of HTTP/2 frames that carried no response\(frames)")
     }
 
     fileprivate func condemnForError(goAwayCode: UInt32) {
@@ -157,12 +159,14 @@ final class HTTP2ConnectionGuard {
         }
     }
 
-    /// Why `stream`, closing without an answer, provably reached no server, if it did: it never
-    /// got a stream ID, so none of its frames was written (AsyncHTTPClient writes the request
-    /// head only once the stream is writable); or its ID is above the last-stream-id of a GOAWAY
-    /// the server sent (RFC 9113 §6.8), whatever NIOHTTP2 reported for it. Nil for a stream that
-    /// may have been processed. Call on the stream's event loop.
-    func unprocessed(_ stream: any Channel) -> (any Error)? {
+    /// Why `stream` closed without an answer, when the guard knows: it closed the connection
+    /// (``HTTP2ConnectionBroken``), or the stream provably reached no server. It never got a
+    /// stream ID, so none of its frames was written (AsyncHTTPClient writes the request head
+    /// only once the stream is writable); or its ID is above the last-stream-id of a GOAWAY the
+    /// server sent (RFC 9113 §6.8), whatever NIOHTTP2 reported for it. Nil for a stream that may
+    /// have been processed. Call on the stream's event loop.
+    func whyClosed(_ stream: any Channel) -> (any Error)? {
+        if let failure { return failure }
         guard let options = stream.syncOptions else { return nil }
         guard let id = try? options.getOption(HTTP2StreamChannelOptions.streamID) else {
             return HTTP2StreamNeverOpened()
@@ -235,8 +239,7 @@ extension HTTP2ConnectionGuard {
             } else {
                 context.fireChannelRead(wrapInboundOut(bytes))
             }
-            if state.isFlooded {
-                state.condemnForFlood()
+            if state.condemnsFlood() {
                 isClosing = true
                 Self.abort(context)
             }

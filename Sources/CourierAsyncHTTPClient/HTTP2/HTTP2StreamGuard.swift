@@ -137,11 +137,7 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let failure = connection?.failure {
-            streamEnded(failure, context)
-        } else if let unprocessed = connection?.unprocessed(context.channel) {
-            streamEnded(unprocessed, context)
-        }
+        if let reason = connection?.whyClosed(context.channel) { streamEnded(reason, context) }
         streamEnded(nil, context)
     }
 
