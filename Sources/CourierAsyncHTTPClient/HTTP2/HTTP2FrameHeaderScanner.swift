@@ -25,13 +25,12 @@ struct HTTP2FrameHeaderScanner {
         static let goAwayType: UInt8 = 0x7
 
         /// The frame that `header`, nine bytes or more, announces.
-        init(header: [UInt8]) {
+        init(header: UnsafeRawBufferPointer) {
             length = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
             type = header[3]
             flags = header[4]
             streamID = header[5...8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            let code = header.dropFirst(13).prefix(4)
-            goAwayErrorCode = code.count == 4 ? code.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : nil
+            goAwayErrorCode = header.count < 17 ? nil : header[13...16].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         }
     }
 
@@ -83,7 +82,7 @@ struct HTTP2FrameHeaderScanner {
 
     /// Reports the frame in `pending` once its header, and a GOAWAY's error code, is there.
     private mutating func readHeader(onFrame: (Frame) -> Void) {
-        let frame = Frame(header: pending)
+        let frame = pending.withUnsafeBytes { Frame(header: $0) }
         if pending.count == 9, frame.length > maximumFrameLength || !Self.isPlausible(frame) {
             isLost = true
             return

@@ -70,8 +70,8 @@ final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandl
     /// Whether `bytes` begin with an HTTP/2 SETTINGS frame header on stream 0 (RFC 9113 §6.5):
     /// a length that is a multiple of 6, type 4, flags 0 (the preface's is no ACK).
     static func startsWithSettingsFrame(_ bytes: ByteBuffer) -> Bool {
-        guard let header = bytes.getBytes(at: bytes.readerIndex, length: 9) else { return false }
-        let frame = HTTP2FrameHeaderScanner.Frame(header: header)
+        guard bytes.readableBytes >= 9 else { return false }
+        let frame = bytes.withUnsafeReadableBytes { HTTP2FrameHeaderScanner.Frame(header: $0) }
         return frame.type == HTTP2FrameHeaderScanner.Frame.settingsType && frame.flags == 0 && frame.streamID == 0
             && frame.length % 6 == 0
     }
