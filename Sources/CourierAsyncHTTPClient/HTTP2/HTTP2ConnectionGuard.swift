@@ -49,31 +49,29 @@ final class HTTP2ConnectionGuard {
     /// Bytes still let through uncounted for streams the client reset.
     private var allowance = 0
     /// What the server sent since the last progress, by frame type (the decoded ones).
-    private var unproductiveFrames: [HTTP2FrameType: Int] = [:]
+    private var unproductiveFrames: [String: Int] = [:]
     /// The last error NIOHTTP2 reported on the connection, for the message.
     private var lastConnectionError: (any Error)?
-    /// The first error reported after NIOHTTP2 wrote GOAWAY with an error code: its cause.
-    private var errorAfterGoAway: (any Error)?
     /// Why the connection was condemned, once it is.
     private var condemnation: Condemnation?
     /// The lowest last-stream-id of the GOAWAYs the server sent: streams above it were never
     /// processed (RFC 9113 §6.8).
-    private(set) var goAwayLastStreamID: HTTP2StreamID?
+    private var goAwayLastStreamID: HTTP2StreamID?
 
     private enum Condemnation {
         case flood(String)
         /// NIOHTTP2 wrote GOAWAY with this code; it reports the error that made it do so
-        /// right after, so the message is made when a stream asks.
-        case connectionError(UInt32, frames: String?)
+        /// (`cause`) right after, so the message is made when a stream asks.
+        case connectionError(UInt32, frames: String?, cause: (any Error)?)
     }
 
-    /// Why the connection was closed, once the guard has closed it; the streams report it.
-    var failure: HTTP2ConnectionBroken? {
+    /// Why the connection was closed, once the guard has closed it.
+    private var failure: HTTP2ConnectionBroken? {
         switch condemnation {
         case nil: return nil
         case .flood(let reason): return HTTP2ConnectionBroken(reason: reason)
-        case .connectionError(let code, let frames):
-            let cause = [(errorAfterGoAway ?? lastConnectionError).map(Self.describe), frames].compactMap { $0 }
+        case .connectionError(let code, let frames, let cause):
+            let cause = [(cause ?? lastConnectionError).map(Self.describe), frames].compactMap { $0 }
             let detail = cause.isEmpty ? "" : " (\(cause.joined(separator: "; ")))"
             return HTTP2ConnectionBroken(
                 reason: "the HTTP/2 connection failed with \(HTTP2ErrorCode(networkCode: Int(code)).rfcName)\(detail)")
@@ -102,6 +100,16 @@ final class HTTP2ConnectionGuard {
         unproductiveBytes += count - absorbed
     }
 
+    /// Condemns the connection when what the server sent since the last progress is a flood;
+    /// true when it is.
+    fileprivate func condemnsFlood() -> Bool {
+        guard unproductiveBytes > limit else { return false }
+        let frames = unproductiveFrameSummary.map { " (\($0))" } ?? " (frames that HTTP/2 clients ignore)"
+        condemnation = .flood(
+            "the server sent \(unproductiveBytes) bytes of HTTP/2 frames that carried no response\(frames)")
+        return true
+    }
+
     fileprivate func clientResetStream() {
         allowance = min(Self.maximumAllowance, allowance + Self.resetStreamAllowance)
     }
@@ -111,50 +119,64 @@ final class HTTP2ConnectionGuard {
         if !unproductiveFrames.isEmpty { unproductiveFrames.removeAll(keepingCapacity: true) }
     }
 
-    fileprivate func noted(_ type: HTTP2FrameType) {
-        unproductiveFrames[type, default: 0] += 1
+    fileprivate func noted(_ payload: HTTP2Frame.FramePayload) {
+        let name: String
+        switch payload {
+        case .data: name = "empty DATA"
+        case .headers: name = "HEADERS"
+        case .priority: name = "PRIORITY"
+        case .rstStream: name = "RST_STREAM"
+        case .settings: name = "SETTINGS"
+        case .pushPromise: name = "PUSH_PROMISE"
+        case .ping: name = "PING"
+        case .goAway: name = "GOAWAY"
+        case .windowUpdate: name = "WINDOW_UPDATE"
+        case .alternativeService: name = "ALTSVC"
+        case .origin: name = "ORIGIN"
+        }
+        unproductiveFrames[name, default: 0] += 1
     }
-
-    fileprivate var isFlooded: Bool { unproductiveBytes > limit }
 
     /// The frames counted since the last progress, most frequent first: "12000 PING, 3 SETTINGS".
     private var unproductiveFrameSummary: String? {
         guard !unproductiveFrames.isEmpty else { return nil }
         let counted = unproductiveFrames.sorted { $0.value > $1.value }.prefix(3)
-        return "the server sent " + counted.map { "\($0.value) \($0.key.name)" }.joined(separator: ", ")
-    }
-
-    fileprivate func condemnForFlood() {
-        let frames = unproductiveFrameSummary.map { " (\($0))" } ?? " (frames that HTTP/2 clients ignore)"
-        condemnation = .flood(
-            "the server sent \(unproductiveBytes) bytes of HTTP/2 frames that carried no response\(frames)")
+        return "the server sent " + counted.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
     }
 
     fileprivate func condemnForError(goAwayCode: UInt32) {
         guard condemnation == nil else { return }
-        condemnation = .connectionError(goAwayCode, frames: unproductiveFrameSummary)
+        condemnation = .connectionError(goAwayCode, frames: unproductiveFrameSummary, cause: nil)
     }
 
     fileprivate func caught(_ error: any Error) {
         // NIOHTTP2 reports the error that made it write GOAWAY right after; what follows the
         // close (TLS's unclean shutdown) says nothing about the server.
-        if case .connectionError = condemnation {
-            if errorAfterGoAway == nil { errorAfterGoAway = error }
+        if case .connectionError(let code, let frames, let cause) = condemnation {
+            if cause == nil { condemnation = .connectionError(code, frames: frames, cause: error) }
         } else {
             lastConnectionError = error
         }
     }
 
-    /// Why `stream`, closing without an answer, provably reached no server, if it did: it never
-    /// got a stream ID, so none of its frames was written (AsyncHTTPClient writes the request
-    /// head only once the stream is writable); or its ID is above the last-stream-id of a GOAWAY
-    /// the server sent (RFC 9113 §6.8), whatever NIOHTTP2 reported for it. Nil for a stream that
-    /// may have been processed. Call on the stream's event loop.
-    func unprocessed(_ stream: any Channel) -> (any Error)? {
+    /// Why `stream` closed without an answer, when the guard knows: it closed the connection
+    /// (``HTTP2ConnectionBroken``), or the stream provably reached no server. It never got a
+    /// stream ID, so none of its frames was written (AsyncHTTPClient writes the request head
+    /// only once the stream is writable); or its ID is above the last-stream-id of a GOAWAY the
+    /// server sent (RFC 9113 §6.8), whatever NIOHTTP2 reported for it. Nil for a stream that may
+    /// have been processed. Call on the stream's event loop.
+    func whyClosed(_ stream: any Channel) -> (any Error)? {
+        if let failure { return failure }
         guard let options = stream.syncOptions else { return nil }
         guard let id = try? options.getOption(HTTP2StreamChannelOptions.streamID) else {
             return HTTP2StreamNeverOpened()
         }
+        return leftOut(id)
+    }
+
+    /// The error for stream `id` when it is above the last-stream-id of a GOAWAY the server
+    /// sent: never processed (RFC 9113 §6.8).
+    func leftOut(_ id: HTTP2StreamID) -> HTTP2StreamLeftOutByGoAway? {
         guard let last = goAwayLastStreamID, id > last else { return nil }
         return HTTP2StreamLeftOutByGoAway(streamID: id, lastStreamID: last)
     }
@@ -217,8 +239,7 @@ extension HTTP2ConnectionGuard {
             } else {
                 context.fireChannelRead(wrapInboundOut(bytes))
             }
-            if state.isFlooded {
-                state.condemnForFlood()
+            if state.condemnsFlood() {
                 isClosing = true
                 Self.abort(context)
             }
@@ -230,7 +251,7 @@ extension HTTP2ConnectionGuard {
             case .byteBuffer(let buffer):
                 _ = buffer.withUnsafeReadableBytes { bytes in outbound.scan(bytes) { written($0) } }
             case .fileRegion(let region):
-                outbound.skip(region.readableBytes) { written($0) }
+                outbound.skip(region.readableBytes)
             }
             context.write(data, promise: promise)
         }
@@ -297,7 +318,7 @@ extension HTTP2ConnectionGuard {
             case .headers(let headers) where headers.endStream:
                 state.progressed()
             case let payload:
-                state.noted(HTTP2FrameType(payload))
+                state.noted(payload)
             }
             context.fireChannelRead(data)
         }
@@ -332,25 +353,4 @@ struct HTTP2StreamLeftOutByGoAway: Error, Hashable, CustomStringConvertible {
 /// (`UnansweredExchange.unsent`).
 struct HTTP2StreamNeverOpened: Error, Hashable, CustomStringConvertible {
     var description: String { "the HTTP/2 connection closed before the request's stream was opened" }
-}
-
-/// The kind of a decoded frame, for messages.
-struct HTTP2FrameType: Hashable {
-    let name: String
-
-    init(_ payload: HTTP2Frame.FramePayload) {
-        switch payload {
-        case .data: name = "empty DATA"
-        case .headers: name = "HEADERS"
-        case .priority: name = "PRIORITY"
-        case .rstStream: name = "RST_STREAM"
-        case .settings: name = "SETTINGS"
-        case .pushPromise: name = "PUSH_PROMISE"
-        case .ping: name = "PING"
-        case .goAway: name = "GOAWAY"
-        case .windowUpdate: name = "WINDOW_UPDATE"
-        case .alternativeService: name = "ALTSVC"
-        case .origin: name = "ORIGIN"
-        }
-    }
 }

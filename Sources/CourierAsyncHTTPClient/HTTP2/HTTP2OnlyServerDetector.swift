@@ -61,23 +61,19 @@ final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func fail(_ context: ChannelHandlerContext) {
-        guard !isFailed else { return }
+        if case .failed = phase { return }
         phase = .failed
         context.fireErrorCaught(mismatch)
         context.close(promise: nil)
     }
 
-    private var isFailed: Bool {
-        if case .failed = phase { return true }
-        return false
-    }
-
     /// Whether `bytes` begin with an HTTP/2 SETTINGS frame header on stream 0 (RFC 9113 §6.5):
     /// a length that is a multiple of 6, type 4, flags 0 (the preface's is no ACK).
     static func startsWithSettingsFrame(_ bytes: ByteBuffer) -> Bool {
-        guard let header = bytes.getBytes(at: bytes.readerIndex, length: 9) else { return false }
-        let length = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
-        return length % 6 == 0 && header[3] == 0x4 && header[4] == 0 && header[5...8].allSatisfy { $0 == 0 }
+        guard bytes.readableBytes >= 9 else { return false }
+        let frame = bytes.withUnsafeReadableBytes { HTTP2FrameHeaderScanner.Frame(header: $0) }
+        return frame.type == HTTP2FrameHeaderScanner.Frame.settingsType && frame.flags == 0 && frame.streamID == 0
+            && frame.length % 6 == 0
     }
 
     /// Adds a detector before the HTTP/1.1 response decoder of `channel` when it runs over TLS

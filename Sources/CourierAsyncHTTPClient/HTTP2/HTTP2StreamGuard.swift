@@ -103,7 +103,7 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelWritabilityChanged()
         case .forwardAndRelease(let held, let readPending):
             context.fireChannelWritabilityChanged()
-            release(held, context)
+            for part in held { deliver(part, context) }
             guard machine.readComplete() else { return }
             context.fireChannelReadComplete()
             // From the pipeline's tail, through the handler, so that it knows it asked.
@@ -128,20 +128,16 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .cancel,
-            let last = connection?.goAwayLastStreamID, closed.streamID > last
+            let leftOut = connection?.leftOut(closed.streamID)
         {
-            streamEnded(HTTP2StreamLeftOutByGoAway(streamID: closed.streamID, lastStreamID: last), context)
+            streamEnded(leftOut, context)
         } else {
             streamEnded(error, context)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let failure = connection?.failure {
-            streamEnded(failure, context)
-        } else if let unprocessed = connection?.unprocessed(context.channel) {
-            streamEnded(unprocessed, context)
-        }
+        if let reason = connection?.whyClosed(context.channel) { streamEnded(reason, context) }
         streamEnded(nil, context)
     }
 
@@ -211,7 +207,7 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .none:
             return
         case .forward:
-            forward(error, context)
+            if let error { context.fireErrorCaught(error) } else { context.fireChannelInactive() }
         case .deliverEnd(let trailers):
             deliverEnd(trailers, context)
         case .giveUpLater:
@@ -222,23 +218,9 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .release(let held):
             // A whole response's end then goes to the handler; a cut one fails its request.
-            release(held, context)
+            for part in held { deliver(part, context) }
             streamEnded(error, context)
         }
-    }
-
-    private func forward(_ error: (any Error)?, _ context: ChannelHandlerContext) {
-        if let error {
-            context.fireErrorCaught(error)
-        } else {
-            context.fireChannelInactive()
-        }
-    }
-
-    /// Fires held parts as if they arrived now: the head starts the answer, body parts pass, an
-    /// end is held.
-    private func release(_ held: [HTTPClientResponsePart], _ context: ChannelHandlerContext) {
-        for part in held { deliver(part, context) }
     }
 
     /// Gives the handler the end of a response while the body is unfinished, after an empty body
