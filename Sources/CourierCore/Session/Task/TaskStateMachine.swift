@@ -307,12 +307,8 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         case .notStarted(var waiters):
             waiters.add(waiter)
             state = .notStarted(waiters)
-        case .running(var transfer):
-            transfer.waiters.add(waiter)
-            state = .running(transfer)
-        case .paused(var transfer, let readers):
-            transfer.waiters.add(waiter)
-            state = .paused(transfer, pausedReaders: readers)
+        case .running, .paused:
+            _ = updateTransfer { $0.waiters.add(waiter) }
         case .delivering(var waiters):
             waiters.add(waiter)
             state = .delivering(waiters)
