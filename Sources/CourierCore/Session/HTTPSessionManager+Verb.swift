@@ -130,9 +130,16 @@ extension HTTPSessionManager {
             uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
             completion: @escaping HTTPSessionManager.Completion
         ) -> SessionTask? {
-            manager.start(
-                method, path, content, headers: headers, timeout: timeout, serializer: manager.configuredSerializer,
-                uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion)
+            let serializer = manager.configuredSerializer
+            return manager.start(path, completion: completion) {
+                try manager.session.makeTask(
+                    kind: content?.taskKind ?? .data,
+                    request: manager.request(method, path, content, headers: headers, timeout: timeout),
+                    uploadProgress: uploadProgress, downloadProgress: downloadProgress
+                ).task
+            } deliver: {
+                try $0.serialized(by: serializer)
+            }
         }
 
         /// `method path` with `parameters`, returned with its body unread; see
