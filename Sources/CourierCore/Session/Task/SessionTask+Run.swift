@@ -132,30 +132,29 @@ extension SessionTask {
         observer.attemptAnswered(head)
         let settings = settings(hooks)
         var step = AttemptPolicy.afterResponse(head, sent: outgoing, history: state, settings: settings)
+        var reason = AttemptMetrics.Reason.redirect
         if case .redirect(let proposed) = step {
             if let next = try await agreedRedirect(proposed, response: head, hooks: hooks) {
-                await Self.drain(response.body)
-                observer.attemptBodyEnded(decodedBytes: nil, head: head)
-                observer.nextReason = .redirect
                 state.redirected(to: next)
-                return true
+            } else {
+                step = AttemptPolicy.afterDeclinedRedirect(head, sent: outgoing, settings: settings)
             }
-            step = AttemptPolicy.afterDeclinedRedirect(head, sent: outgoing, settings: settings)
         }
         switch step {
+        case .redirect:
+            break
         case .consultRetrier:
-            if try await retryAfterAsking(outgoing, response: head, error: nil, state: &state) {
-                await Self.drain(response.body)
-                observer.attemptBodyEnded(decodedBytes: nil, head: head)
-                observer.nextReason = .retry
-                return true
-            }
+            guard try await retryAfterAsking(outgoing, response: head, error: nil, state: &state) else { return false }
+            reason = .retry
         case .fail(let error):
             throw error
-        case .redirect, .deliver:
-            break
+        case .deliver:
+            return false
         }
-        return false
+        await Self.drain(response.body)
+        observer.attemptBodyEnded(decodedBytes: nil, head: head)
+        observer.nextReason = reason
+        return true
     }
 
     private func settings(_ hooks: SessionHooks) -> FollowUpSettings {
