@@ -108,16 +108,12 @@ extension SessionTask {
         if !isStopping, let pause = AttemptPolicy.resendPause(after: failure, sent: outgoing, history: &state) {
             // A stop ends the pause; the next turn of the loop then unwinds.
             if pause > .zero { try? await untilStopped { try await Task.sleep(for: pause) } }
-            observer.nextReason = .retry
-            return
+        } else {
+            guard case .consultRetrier = AttemptPolicy.afterFailure(failure, sent: outgoing, settings: settings(hooks)),
+                try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
+            else { throw failure }
         }
-        if case .consultRetrier = AttemptPolicy.afterFailure(failure, sent: outgoing, settings: settings(hooks)),
-            try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
-        {
-            observer.nextReason = .retry
-            return
-        }
-        throw failure
+        observer.nextReason = .retry
     }
 
     /// After a response head: true when the task follows a redirect or retries (the body is
