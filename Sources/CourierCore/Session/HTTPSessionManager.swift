@@ -115,7 +115,10 @@ public final class HTTPSessionManager: Sendable {
         timeout: Duration? = nil
     ) throws -> Request {
         let serializer = requestSerializer
-        let http = Self.httpSerializer(in: serializer)
+        // The serializer that holds the options and default headers: itself, or the one inside
+        // an HTTPBasedRequestSerializer; nil for other serializers.
+        let http =
+            serializer as? HTTPRequestSerializer ?? (serializer as? any HTTPBasedRequestSerializer)?.httpSerializer
         var request = Request(
             method: method, url: try url(for: path), timeoutInterval: http?.timeoutInterval,
             httpShouldHandleCookies: http?.httpShouldHandleCookies ?? true)
@@ -140,13 +143,6 @@ public final class HTTPSessionManager: Sendable {
         request = request.movingURLCredentialsToAuthorization()
         if let timeout { request.timeoutInterval = timeout.seconds }
         return request
-    }
-
-    /// The ``HTTPRequestSerializer`` that holds `serializer`'s options and default headers:
-    /// itself, or the one inside an ``HTTPBasedRequestSerializer``; nil for other serializers.
-    static func httpSerializer(in serializer: any RequestSerializer) -> HTTPRequestSerializer? {
-        if let http = serializer as? HTTPRequestSerializer { return http }
-        return (serializer as? any HTTPBasedRequestSerializer)?.httpSerializer
     }
 
     // MARK: The generic path
@@ -191,9 +187,6 @@ public final class HTTPSessionManager: Sendable {
         task.resume()
         return task
     }
-
-    /// ``responseSerializer`` as read now, for the verbs called without `as:`.
-    var configuredSerializer: ErasedResponseSerializer { ErasedResponseSerializer(responseSerializer) }
 
     static func asCourierError(_ error: any Error, path: String) -> CourierError {
         .wrapping(error, as: .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path)
