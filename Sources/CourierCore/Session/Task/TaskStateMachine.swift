@@ -277,12 +277,7 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         case .running(let transfer), .paused(let transfer, _):
             (waiters, action) = (transfer.waiters, .deliver)
         case .stopping(let left, .cancelled):
-            let isCancelled: Bool
-            if case .failure(let error) = outcome, error.code == .cancelled {
-                isCancelled = true
-            } else {
-                isCancelled = false
-            }
+            let isCancelled = if case .failure(let error) = outcome { error.code == .cancelled } else { false }
             (waiters, action) = (left, isCancelled ? .deliver : .deliverCancelled)
         case .stopping(let left, .deadlinePassed):
             (waiters, action) = (left, .deliverTimedOut)
