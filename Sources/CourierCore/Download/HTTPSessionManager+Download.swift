@@ -36,17 +36,13 @@ extension HTTPSessionManager {
         to destination: URL, options: DownloadOptions = [], progress: ProgressHandler? = nil,
         completion: @escaping @Sendable (Result<SessionResponse, CourierError>) -> Void
     ) -> SessionTask? {
-        let task: SessionTask
-        do {
-            let request = try request(
-                .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout)
-            task = try session.downloadTask(with: request, to: destination, options: options, progress: progress)
-        } catch {
-            completion(.failure(Self.asCourierError(error, path: path)))
-            return nil
+        start(path, completion: completion) {
+            try session.downloadTask(
+                with: request(
+                    .get, path, parameters.map(RequestContent.parameters), headers: headers, timeout: timeout),
+                to: destination, options: options, progress: progress)
+        } deliver: {
+            $0
         }
-        Task { completion(await task.outcome()) }
-        task.resume()
-        return task
     }
 }

@@ -88,7 +88,7 @@ extension HTTPSessionManager {
             uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
             isolation: isolated (any Actor)? = #isolation
         ) async throws -> DataResponse<any Sendable> {
-            let serializer = manager.configuredSerializer
+            let serializer = ErasedResponseSerializer(manager.responseSerializer)
             return try await manager.send(
                 method, path, content, headers: headers, timeout: timeout, serializer: serializer,
                 uploadProgress: uploadProgress, downloadProgress: downloadProgress)
@@ -130,9 +130,16 @@ extension HTTPSessionManager {
             uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
             completion: @escaping HTTPSessionManager.Completion
         ) -> SessionTask? {
-            manager.start(
-                method, path, content, headers: headers, timeout: timeout, serializer: manager.configuredSerializer,
-                uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion)
+            let serializer = ErasedResponseSerializer(manager.responseSerializer)
+            return manager.start(path, completion: completion) {
+                try manager.session.makeTask(
+                    kind: content?.taskKind ?? .data,
+                    request: manager.request(method, path, content, headers: headers, timeout: timeout),
+                    uploadProgress: uploadProgress, downloadProgress: downloadProgress
+                ).task
+            } deliver: {
+                try $0.serialized(by: serializer)
+            }
         }
 
         /// `method path` with `parameters`, returned with its body unread; see

@@ -115,7 +115,10 @@ public final class HTTPSessionManager: Sendable {
         timeout: Duration? = nil
     ) throws -> Request {
         let serializer = requestSerializer
-        let http = Self.httpSerializer(in: serializer)
+        // The serializer that holds the options and default headers: itself, or the one inside
+        // an HTTPBasedRequestSerializer; nil for other serializers.
+        let http =
+            serializer as? HTTPRequestSerializer ?? (serializer as? any HTTPBasedRequestSerializer)?.httpSerializer
         var request = Request(
             method: method, url: try url(for: path), timeoutInterval: http?.timeoutInterval,
             httpShouldHandleCookies: http?.httpShouldHandleCookies ?? true)
@@ -142,13 +145,6 @@ public final class HTTPSessionManager: Sendable {
         return request
     }
 
-    /// The ``HTTPRequestSerializer`` that holds `serializer`'s options and default headers:
-    /// itself, or the one inside an ``HTTPBasedRequestSerializer``; nil for other serializers.
-    static func httpSerializer(in serializer: any RequestSerializer) -> HTTPRequestSerializer? {
-        if let http = serializer as? HTTPRequestSerializer { return http }
-        return (serializer as? any HTTPBasedRequestSerializer)?.httpSerializer
-    }
-
     // MARK: The generic path
 
     /// `method path` with `content`, the response run through `serializer`: where every verb ends.
@@ -167,39 +163,30 @@ public final class HTTPSessionManager: Sendable {
             downloadProgress: downloadProgress)
     }
 
-    /// The completion-handler form of the generic path: builds the request (a failure goes to
-    /// `completion`, and no task is made), runs it as a data or an upload task as `content` says,
-    /// and hands `completion` the response run through `serializer`.
-    func start<Serializer: ResponseSerializer>(
-        _ method: HTTPMethod, _ path: String, _ content: RequestContent?, headers: [String: String],
-        timeout: Duration?, serializer: Serializer, uploadProgress: ProgressHandler?,
-        downloadProgress: ProgressHandler?,
-        completion: @escaping @Sendable (Result<DataResponse<Serializer.SerializedObject>, CourierError>) -> Void
+    /// The completion-handler forms' one path: `makeTask` builds the request and its task (a
+    /// failure goes to `completion`, and no task is made); the task is resumed, and `completion`
+    /// gets its response through `deliver`.
+    func start<Value>(
+        _ path: String, completion: @escaping @Sendable (Result<Value, CourierError>) -> Void,
+        makeTask: () throws -> SessionTask, deliver: @escaping @Sendable (SessionResponse) throws -> Value
     ) -> SessionTask? {
-        let request: Request
+        let task: SessionTask
         do {
-            request = try self.request(method, path, content, headers: headers, timeout: timeout)
+            task = try makeTask()
         } catch {
             completion(.failure(Self.asCourierError(error, path: path)))
             return nil
         }
-        let task = session.makeTask(
-            kind: content?.taskKind ?? .data, request: request, uploadProgress: uploadProgress,
-            downloadProgress: downloadProgress
-        ).task
         Task {
             let outcome = await task.outcome()
             completion(
                 outcome.flatMap { response in
-                    Result { try response.serialized(by: serializer) }.mapError { Self.asCourierError($0, path: path) }
+                    Result { try deliver(response) }.mapError { Self.asCourierError($0, path: path) }
                 })
         }
         task.resume()
         return task
     }
-
-    /// ``responseSerializer`` as read now, for the verbs called without `as:`.
-    var configuredSerializer: ErasedResponseSerializer { ErasedResponseSerializer(responseSerializer) }
 
     static func asCourierError(_ error: any Error, path: String) -> CourierError {
         .wrapping(error, as: .transportFailed, "the request for \"\(path)\" failed: \(error)", offendingInput: path)

@@ -54,14 +54,9 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
         -> RetryDecision
     {
         guard retryCount < retryLimit, retryableHTTPMethods.contains(request.method) else { return .doNotRetry }
-        let transient: Bool
-        if let response {
-            transient = retryableHTTPStatusCodes.contains(response.statusCode)
-        } else if let error {
-            transient = retryableErrorCodes.contains(error.code)
-        } else {
-            transient = false
-        }
+        let transient =
+            response.map { retryableHTTPStatusCodes.contains($0.statusCode) }
+            ?? error.map { retryableErrorCodes.contains($0.code) } ?? false
         return transient ? .retryWithDelay(delay(forRetryCount: retryCount)) : .doNotRetry
     }
 }

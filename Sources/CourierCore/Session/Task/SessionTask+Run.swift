@@ -108,16 +108,12 @@ extension SessionTask {
         if !isStopping, let pause = AttemptPolicy.resendPause(after: failure, sent: outgoing, history: &state) {
             // A stop ends the pause; the next turn of the loop then unwinds.
             if pause > .zero { try? await untilStopped { try await Task.sleep(for: pause) } }
-            observer.nextReason = .retry
-            return
+        } else {
+            guard case .consultRetrier = AttemptPolicy.afterFailure(failure, sent: outgoing, settings: settings(hooks)),
+                try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
+            else { throw failure }
         }
-        if case .consultRetrier = AttemptPolicy.afterFailure(failure, sent: outgoing, settings: settings(hooks)),
-            try await retryAfterAsking(outgoing, response: nil, error: failure, state: &state)
-        {
-            observer.nextReason = .retry
-            return
-        }
-        throw failure
+        observer.nextReason = .retry
     }
 
     /// After a response head: true when the task follows a redirect or retries (the body is
@@ -132,30 +128,29 @@ extension SessionTask {
         observer.attemptAnswered(head)
         let settings = settings(hooks)
         var step = AttemptPolicy.afterResponse(head, sent: outgoing, history: state, settings: settings)
+        var reason = AttemptMetrics.Reason.redirect
         if case .redirect(let proposed) = step {
             if let next = try await agreedRedirect(proposed, response: head, hooks: hooks) {
-                await Self.drain(response.body)
-                observer.attemptBodyEnded(decodedBytes: nil, head: head)
-                observer.nextReason = .redirect
                 state.redirected(to: next)
-                return true
+            } else {
+                step = AttemptPolicy.afterDeclinedRedirect(head, sent: outgoing, settings: settings)
             }
-            step = AttemptPolicy.afterDeclinedRedirect(head, sent: outgoing, settings: settings)
         }
         switch step {
+        case .redirect:
+            break
         case .consultRetrier:
-            if try await retryAfterAsking(outgoing, response: head, error: nil, state: &state) {
-                await Self.drain(response.body)
-                observer.attemptBodyEnded(decodedBytes: nil, head: head)
-                observer.nextReason = .retry
-                return true
-            }
+            guard try await retryAfterAsking(outgoing, response: head, error: nil, state: &state) else { return false }
+            reason = .retry
         case .fail(let error):
             throw error
-        case .redirect, .deliver:
-            break
+        case .deliver:
+            return false
         }
-        return false
+        await Self.drain(response.body)
+        observer.attemptBodyEnded(decodedBytes: nil, head: head)
+        observer.nextReason = reason
+        return true
     }
 
     private func settings(_ hooks: SessionHooks) -> FollowUpSettings {

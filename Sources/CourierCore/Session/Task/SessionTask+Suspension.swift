@@ -42,15 +42,10 @@ extension SessionTask {
     /// The paused case of ``waitWhileSuspended(reportingDownload:of:)``. A stop (a cancel through
     /// the handle or the awaiting Swift task, the deadline) wakes the reader too.
     func waitUntilResumed() async throws {
-        while true {
+        repeat {
             await withCheckedContinuation { (reader: PauseWaiter) in
                 if !machine.withLockedValue({ $0.waitWhilePaused(reader) }) { reader.resume() }
             }
-            switch machine.withLockedValue({ $0.readerGate() }) {
-            case .unwind: throw cancelledError()
-            case .proceed: return
-            case .wait: continue
-            }
-        }
+        } while try isPaused(at: machine.withLockedValue { $0.readerGate() })
     }
 }

@@ -166,36 +166,35 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     }
 
     mutating func cancel(keepingPartialFile: Bool) -> CancelAction {
+        let reason = StopReason.cancelled(keepingPartialFile: keepingPartialFile)
+        if let interruption = stop(reason) { return .interrupt(interruption) }
         switch state {
         case .notStarted(let waiters):
             state = .finishing(waiters)
             return .completeWithoutTransfer
-        case .running(let transfer):
-            return .interrupt(stop(transfer, readers: [], .cancelled(keepingPartialFile: keepingPartialFile)))
-        case .paused(let transfer, let readers):
-            return .interrupt(stop(transfer, readers: readers, .cancelled(keepingPartialFile: keepingPartialFile)))
         case .stopping(let waiters, .deadlinePassed):
             // A cancel wins over the deadline; what stops the transfer was handed out already.
-            state = .stopping(waiters, .cancelled(keepingPartialFile: keepingPartialFile))
+            state = .stopping(waiters, reason)
             return .interrupt(Interruption())
-        case .delivering, .stopping, .finishing, .completed:
+        case .running, .paused, .delivering, .stopping, .finishing, .completed:
             return .none
         }
     }
 
-    /// The deadline passed: what to interrupt, or nil when the task is delivering, stopping or over.
+    /// The deadline passed: what to interrupt, or nil when the task is not started, delivering,
+    /// stopping or over.
     mutating func deadlinePassed() -> Interruption? {
-        switch state {
-        case .running(let transfer):
-            return stop(transfer, readers: [], .deadlinePassed)
-        case .paused(let transfer, let readers):
-            return stop(transfer, readers: readers, .deadlinePassed)
-        case .notStarted, .delivering, .stopping, .finishing, .completed:
-            return nil
-        }
+        stop(.deadlinePassed)
     }
 
-    private mutating func stop(_ transfer: Transfer, readers: [PauseWaiter], _ reason: StopReason) -> Interruption {
+    /// Stops a running or paused transfer for `reason`: what to interrupt, or nil in any other state.
+    private mutating func stop(_ reason: StopReason) -> Interruption? {
+        let (transfer, readers): (Transfer, [PauseWaiter])
+        switch state {
+        case .running(let running): (transfer, readers) = (running, [])
+        case .paused(let paused, let pausedReaders): (transfer, readers) = (paused, pausedReaders)
+        case .notStarted, .delivering, .stopping, .finishing, .completed: return nil
+        }
         state = .stopping(transfer.waiters, reason)
         return Interruption(
             cancelExchange: transfer.cancelExchange, cancelWait: transfer.cancelWait, pausedReaders: readers)
@@ -278,12 +277,7 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         case .running(let transfer), .paused(let transfer, _):
             (waiters, action) = (transfer.waiters, .deliver)
         case .stopping(let left, .cancelled):
-            let isCancelled: Bool
-            if case .failure(let error) = outcome, error.code == .cancelled {
-                isCancelled = true
-            } else {
-                isCancelled = false
-            }
+            let isCancelled = if case .failure(let error) = outcome { error.code == .cancelled } else { false }
             (waiters, action) = (left, isCancelled ? .deliver : .deliverCancelled)
         case .stopping(let left, .deadlinePassed):
             (waiters, action) = (left, .deliverTimedOut)
@@ -307,12 +301,8 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         case .notStarted(var waiters):
             waiters.add(waiter)
             state = .notStarted(waiters)
-        case .running(var transfer):
-            transfer.waiters.add(waiter)
-            state = .running(transfer)
-        case .paused(var transfer, let readers):
-            transfer.waiters.add(waiter)
-            state = .paused(transfer, pausedReaders: readers)
+        case .running, .paused:
+            _ = updateTransfer { $0.waiters.add(waiter) }
         case .delivering(var waiters):
             waiters.add(waiter)
             state = .delivering(waiters)

@@ -245,6 +245,19 @@ struct TaskStateMachineTests {
         #expect(error.code == .connectionFailed)
     }
 
+    @Test(arguments: TaskPhase.allCases)
+    func aWaiterIsKeptInEveryPhaseUntilTheOutcome(phase: TaskPhase) {
+        var machine = phase.machine()
+        let ready = machine.waitForOutcome(9)
+        #expect((ready != nil) == (phase == .completed))
+        // Waiting leaves the state as it was.
+        #expect(machine.state.phase == phase.machine().state.phase)
+        _ = machine.complete(failed)
+        let waiters = machine.publish(failed, resumeData: nil)
+        #expect(waiters.first == (phase == .completed ? nil : 9))
+        #expect(waiters.more.isEmpty)
+    }
+
     @Test func resumeDataIsKeptWithTheOutcome() {
         var machine = TaskPhase.running.machine()
         _ = machine.cancel(keepingPartialFile: true)
