@@ -114,12 +114,7 @@ extension AsyncHTTPClientTransport {
         }
 
         private static func rank(_ version: TLSVersion) -> Int {
-            switch version {
-            case .tlsv1: 10
-            case .tlsv11: 11
-            case .tlsv12: 12
-            case .tlsv13: 13
-            }
+            [TLSVersion.tlsv1, .tlsv11, .tlsv12, .tlsv13].firstIndex(of: version) ?? 0
         }
 
         /// The client configuration: no read timeout (`StreamingResponseDelegate` keeps the one

@@ -129,6 +129,9 @@ public final class AsyncHTTPClientTransport: Transport {
                 uploadProgress: context.uploadProgress, idleReadTimeout: configuration.readTimeout,
                 sendsBody: body != nil, recorder: context.recorder, connectionLedger: connectionLedger,
                 bufferedByteLimit: context.readAheadLimit)
+            // The codings the transport decodes (RFC 9110 §12.5.3), none when decoding is off, so
+            // that no server is invited to send bytes the caller would then receive encoded.
+            let acceptEncoding = configuration.decompressesResponses ? "gzip, deflate" : nil
             let outgoing = try requestTemplates.request(
                 url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                 headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
