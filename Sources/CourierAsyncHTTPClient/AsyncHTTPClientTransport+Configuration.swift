@@ -114,12 +114,7 @@ extension AsyncHTTPClientTransport {
         }
 
         private static func rank(_ version: TLSVersion) -> Int {
-            switch version {
-            case .tlsv1: 10
-            case .tlsv11: 11
-            case .tlsv12: 12
-            case .tlsv13: 13
-            }
+            [TLSVersion.tlsv1, .tlsv11, .tlsv12, .tlsv13].firstIndex(of: version) ?? 0
         }
 
         /// The client configuration: no read timeout (`StreamingResponseDelegate` keeps the one
@@ -147,51 +142,42 @@ extension AsyncHTTPClientTransport {
             let mismatch = NoCommonProtocol(
                 offered: configuration.httpVersion == .automatic ? ["h2", "http/1.1"] : ["http/1.1"],
                 remedy: "allowsHTTP2 (courier: without --http1.1)")
-            // Every HTTP/1.1 connection gets, in this order: the ledger's probe beside the request
-            // encoder (first, so that an absolute-form rewriter added there sits between them and
-            // the probe sees the head as AsyncHTTPClient gives it to the delegate); wide reads when
-            // it is plain HTTP; a ResponseStatusGuard, so that no client of the transport meets AsyncHTTPClient's trap
-            // on a status below 100 (an HTTP/2 stream's guard does the same); an
-            // HTTP2OnlyServerDetector over TLS, for the server that speaks only HTTP/2 to a client
-            // that offered only HTTP/1.1; and through a forward proxy, an AbsoluteFormTarget.
+            // Every HTTP/1.1 connection gets: beside the request encoder, the ledger's probe
+            // and, through a forward proxy, an AbsoluteFormTarget between them (so that the probe
+            // sees the head as AsyncHTTPClient gives it to the delegate); after the response
+            // decoder a ResponseStatusGuard, so that no client of the transport meets
+            // AsyncHTTPClient's trap on a status below 100 (an HTTP/2 stream's guard does the
+            // same); over TLS an HTTP2OnlyServerDetector before it, for the server that speaks
+            // only HTTP/2 to a client that offered only HTTP/1.1; and wide reads over plain HTTP.
             configuration.http1_1ConnectionDebugInitializer = { channel in
-                channel.runOnLoop {
-                    connectionLedger.installProbe(onConnection: channel)
+                channel.runOnLoop { channel in
                     let sync = channel.pipeline.syncOperations
-                    if (try? sync.handler(type: NIOSSLClientHandler.self)) == nil { Self.widenReads(of: channel) }
-                    ResponseStatusGuard.install(onConnection: channel)
-                    HTTP2OnlyServerDetector.install(onConnection: channel, mismatch: mismatch)
-                    guard forwardsInAbsoluteForm,
-                        let encoder = try? sync.handler(type: HTTPRequestEncoder.self)
-                    else { return }
-                    try? sync.addHandler(AbsoluteFormTarget(), position: .after(encoder))
+                    let isTLS = (try? sync.handler(type: NIOSSLClientHandler.self)) != nil
+                    if !isTLS { Self.widenReads(of: channel) }
+                    if let encoder = try? sync.handler(type: HTTPRequestEncoder.self) {
+                        let probe = RequestHeadProbe(ledger: connectionLedger, connection: channel)
+                        try? sync.addHandler(probe, position: .after(encoder))
+                        if forwardsInAbsoluteForm {
+                            try? sync.addHandler(AbsoluteFormTarget(), position: .after(encoder))
+                        }
+                    }
+                    guard let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self) else {
+                        return
+                    }
+                    try? sync.addHandler(ResponseStatusGuard(), position: .after(decoder))
+                    if isTLS { try? sync.addHandler(HTTP2OnlyServerDetector(mismatch), position: .before(decoder)) }
                 }
             }
-            // Every HTTP/2 connection gets a ConnectionUseCounter, which its streams' guards count
-            // their requests in; an HTTP2ConnectionGuard, which closes it when the server floods it
-            // or its protocol fails (NIOHTTP2 would otherwise buffer what follows); and an
-            // HTTP2StreamWindow, so that a stalled stream holds a small window of its own bytes.
+            // Every HTTP/2 connection gets an HTTP2ConnectionGuard, which closes it when the server
+            // floods it or its protocol fails (NIOHTTP2 would otherwise buffer what follows), with
+            // an HTTP2StreamWindow, so that a stalled stream holds a small window of its own bytes,
+            // and the probe its streams' guards note their requests with.
             configuration.http2ConnectionDebugInitializer = { channel in
-                channel.runOnLoop {
-                    let counter = ConnectionUseCounter(remoteAddress: ConnectionLedger.describe(channel.remoteAddress))
-                    try? channel.pipeline.syncOperations.addHandler(counter)
-                    HTTP2ConnectionGuard.install(onConnection: channel)
-                    HTTP2StreamWindow.install(onConnection: channel)
-                }
+                channel.runOnLoop { HTTP2ConnectionGuard.install(onConnection: $0, ledger: connectionLedger) }
             }
             // Every HTTP/2 stream gets an HTTP2StreamGuard, right after its codec (it must stay
             // next to AsyncHTTPClient's request handler), so that request bodies may ride HTTP/2.
-            // Installed directly when already on the loop (always, so far): the closure that
-            // `runOnLoop` takes would cost an allocation per stream.
-            configuration.http2StreamChannelDebugInitializer = { stream in
-                guard stream.eventLoop.inEventLoop else {
-                    return stream.eventLoop.submit {
-                        HTTP2StreamGuard.install(onStream: stream, ledger: connectionLedger)
-                    }
-                }
-                HTTP2StreamGuard.install(onStream: stream, ledger: connectionLedger)
-                return stream.eventLoop.makeSucceededVoidFuture()
-            }
+            configuration.http2StreamChannelDebugInitializer = { $0.runOnLoop(HTTP2StreamGuard.install(onStream:)) }
             return configuration
         }
 

@@ -34,16 +34,6 @@ final class ConnectionLedger: Sendable {
         notes.withLockedValue { $0.reserveCapacity(Self.capacity) }
     }
 
-    /// Puts a ``RequestHeadProbe`` beside the request encoder of an HTTP/1.1 connection; a
-    /// pipeline without one gets none (its requests report no connection) rather than failing.
-    /// Call on the channel's event loop.
-    func installProbe(onConnection channel: any Channel) {
-        let sync = channel.pipeline.syncOperations
-        guard let encoder = try? sync.handler(type: HTTPRequestEncoder.self) else { return }
-        let counter = ConnectionUseCounter(remoteAddress: Self.describe(channel.remoteAddress))
-        try? sync.addHandler(RequestHeadProbe(ledger: self, counter: counter), position: .after(encoder))
-    }
-
     func record(_ head: HTTPRequestHead, _ info: ConnectionInfo) {
         notes.withLockedValue { notes in
             if notes.count >= Self.capacity { notes.removeFirst() }
@@ -100,37 +90,33 @@ final class ConnectionLedger: Sendable {
     }
 }
 
-/// How many requests a connection has carried; on an HTTP/2 connection, shared by its streams.
-/// Touched only on the connection's event loop. It carries the connection's remote address as
-/// the probes report it, described once per connection rather than once per HTTP/2 stream.
-final class ConnectionUseCounter: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    var requests = 0
-    let remoteAddress: String?
-
-    init(remoteAddress: String?) {
-        self.remoteAddress = remoteAddress
-    }
-}
-
-/// Notes each request head written on its channel in the ledger, with the connection's facts.
+/// Notes each request head written on its connection in the ledger, with the connection's
+/// facts (how many requests it carried before, its remote address): a handler beside the request
+/// encoder of an HTTP/1.1 connection, and on an HTTP/2 connection one shared by its streams,
+/// whose ``HTTP2StreamGuard``s call ``note(_:)`` (streams see their parts, not the connection's
+/// frames). Touched only on the connection's event loop.
 final class RequestHeadProbe: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = HTTPClientRequestPart
 
-    private let ledger: ConnectionLedger
-    private let counter: ConnectionUseCounter
+    let ledger: ConnectionLedger
+    /// Described once per connection rather than once per HTTP/2 stream.
+    private let remoteAddress: String?
+    private var requests = 0
 
-    init(ledger: ConnectionLedger, counter: ConnectionUseCounter) {
+    init(ledger: ConnectionLedger, connection: any Channel) {
         self.ledger = ledger
-        self.counter = counter
+        self.remoteAddress = ConnectionLedger.describe(connection.remoteAddress)
+    }
+
+    /// Notes `head`, written on this connection, in the ledger.
+    func note(_ head: HTTPRequestHead) {
+        ledger.record(head, ConnectionInfo(reused: requests > 0, remoteAddress: remoteAddress))
+        requests += 1
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .head(let head) = unwrapOutboundIn(data) {
-            ledger.record(head, ConnectionInfo(reused: counter.requests > 0, remoteAddress: counter.remoteAddress))
-            counter.requests += 1
-        }
+        if case .head(let head) = unwrapOutboundIn(data) { note(head) }
         context.write(data, promise: promise)
     }
 }

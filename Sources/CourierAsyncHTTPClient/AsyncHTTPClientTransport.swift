@@ -120,7 +120,7 @@ public final class AsyncHTTPClientTransport: Transport {
         let url = request.url
         let delegate: StreamingResponseDelegate
         let task: HTTPClient.Task<Void>
-        let fileBody: FileRegionBody?
+        var fileBody: FileRegionBody?
         let pump: BodyPump?
         do {
             let body: HTTPClient.Body?
@@ -129,20 +129,19 @@ public final class AsyncHTTPClientTransport: Transport {
                 uploadProgress: context.uploadProgress, idleReadTimeout: configuration.readTimeout,
                 sendsBody: body != nil, recorder: context.recorder, connectionLedger: connectionLedger,
                 bufferedByteLimit: context.readAheadLimit)
-            do {
-                let outgoing = try requestTemplates.request(
-                    url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
-                    headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
-                task = client.execute(
-                    request: outgoing, delegate: delegate,
-                    eventLoop: context.readsBodyIncrementally
-                        ? .indifferent : connectionLedger.eventLoopPreference(for: outgoing),
-                    deadline: nil)
-            } catch {
-                fileBody?.close()
-                throw error
-            }
+            // The codings the transport decodes (RFC 9110 §12.5.3), none when decoding is off, so
+            // that no server is invited to send bytes the caller would then receive encoded.
+            let acceptEncoding = configuration.decompressesResponses ? "gzip, deflate" : nil
+            let outgoing = try requestTemplates.request(
+                url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
+                headers: Self.headers(from: request.headerFields, acceptEncoding: acceptEncoding), body: body)
+            task = client.execute(
+                request: outgoing, delegate: delegate,
+                eventLoop: context.readsBodyIncrementally
+                    ? .indifferent : connectionLedger.eventLoopPreference(for: outgoing),
+                deadline: nil)
         } catch {
+            fileBody?.close()
             throw Self.courierError(from: error, url: url)
         }
         fileBody?.attach(to: task, isRequestSent: { delegate.isRequestSent })
@@ -169,8 +168,11 @@ public final class AsyncHTTPClientTransport: Transport {
             failure.unansweredExchange = UnansweredExchange(error, cancelledByCourier: cancelledByCourier)
             throw failure
         }
-        let head = Self.responseHead(
-            status: responseHead.status, headers: responseHead.headers, url: url, version: responseHead.version)
+        let (status, version) = (responseHead.status, responseHead.version)
+        let head = ResponseHead(
+            status: HTTPResponse.Status(code: Int(status.code), reasonPhrase: status.reasonPhrase),
+            headerFields: Self.fields(from: responseHead.headers), url: url,
+            httpVersion: HTTPProtocolVersion(major: version.major, minor: version.minor))
         let chunks = BodyChunks(
             makeIterator: {
                 let reader = BodyReader(exchange: exchange, url: url)
@@ -225,16 +227,6 @@ public final class AsyncHTTPClientTransport: Transport {
         }
         guard hasFile, request.url.scheme?.lowercased() == "http" else { return nil }
         return segments
-    }
-
-    static func responseHead(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL, version: HTTPVersion)
-        -> ResponseHead
-    {
-        ResponseHead(
-            status: HTTPResponse.Status(code: Int(status.code), reasonPhrase: status.reasonPhrase),
-            headerFields: Self.fields(from: headers),
-            url: url,
-            httpVersion: HTTPProtocolVersion(major: version.major, minor: version.minor))
     }
 
     /// Headers that the body decides are left to AsyncHTTPClient, which derives them from the body's

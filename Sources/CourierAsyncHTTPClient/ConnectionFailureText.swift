@@ -10,25 +10,21 @@ enum ConnectionFailureText {
     /// The message for a failed connection to `url`.
     static func message(for error: any Error, url: URL) -> String {
         let target = url.absoluteString
-        let place = endpoint(of: url)
-        if let failure = error as? NIOConnectionError {
-            if failure.connectionErrors.isEmpty, failure.dnsAError != nil || failure.dnsAAAAError != nil {
-                return "cannot connect to \(target): the host name \"\(failure.host)\" did not resolve"
-            }
-            let causes = failure.connectionErrors.compactMap { $0.error as? IOError }
-            if let first = causes.first {
-                return "cannot connect to \(target): \(reason(errno: first.errnoCode, place: place))"
-            }
+        let connection = error as? NIOConnectionError
+        if let connection, connection.connectionErrors.isEmpty,
+            connection.dnsAError != nil || connection.dnsAAAAError != nil
+        {
+            return "cannot connect to \(target): the host name \"\(connection.host)\" did not resolve"
         }
-        if let failure = error as? IOError {
-            switch failure.errnoCode {
-            case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT:
-                return "cannot connect to \(target): \(reason(errno: failure.errnoCode, place: place))"
-            default:
-                return "the connection to \(target) failed: \(reason(errno: failure.errnoCode, place: place))"
-            }
+        // The first attempt's failure stands for a connection that was never made.
+        let attempt = connection?.connectionErrors.lazy.compactMap { $0.error as? IOError }.first
+        guard let failure = attempt ?? error as? IOError else {
+            return "cannot connect to \(target) or the connection broke: \(error)"
         }
-        return "cannot connect to \(target) or the connection broke: \(error)"
+        let why = reason(errno: failure.errnoCode, place: endpoint(of: url))
+        let connecting =
+            attempt != nil || [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT].contains(failure.errnoCode)
+        return connecting ? "cannot connect to \(target): \(why)" : "the connection to \(target) failed: \(why)"
     }
 
     /// `host:port`, with the scheme's port when the URL names none.

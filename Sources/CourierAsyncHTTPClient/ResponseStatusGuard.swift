@@ -28,14 +28,6 @@ final class ResponseStatusGuard: ChannelInboundHandler, RemovableChannelHandler 
         }
         context.fireChannelRead(data)
     }
-
-    /// Adds a guard after the HTTP/1.1 response decoder of `channel`; a pipeline without one
-    /// is left as it is. Call on the channel's event loop.
-    static func install(onConnection channel: any Channel) {
-        let sync = channel.pipeline.syncOperations
-        guard let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self) else { return }
-        try? sync.addHandler(ResponseStatusGuard(), position: .after(decoder))
-    }
 }
 
 /// A response status line whose code is not a valid HTTP status (below 100); the transport

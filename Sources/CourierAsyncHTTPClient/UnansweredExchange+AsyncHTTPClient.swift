@@ -1,15 +1,8 @@
 import AsyncHTTPClient
 import CourierCore
+import Foundation
 import NIOCore
 import NIOHTTP2
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 extension UnansweredExchange {
     /// What `error`, which ended an exchange before its response head, says of it; nil for a

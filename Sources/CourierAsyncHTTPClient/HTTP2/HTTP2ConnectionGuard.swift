@@ -34,6 +34,9 @@ import NIOSSL
 /// has been read, so ``Front`` may join in the middle of an inbound frame: it counts inbound
 /// bytes whatever they are, and cuts them at frame ends only while their headers make sense;
 /// what the client writes is whole, so its headers are always read.
+///
+/// It is also what a connection's streams share: each ``HTTP2StreamGuard`` finds it through
+/// ``Back`` and takes the connection's ``window`` and ``probe`` from it.
 final class HTTP2ConnectionGuard {
     /// Bytes in a row from the server that make no progress, after which the connection is
     /// closed: a mebibyte is over 60,000 PING frames, where a well-behaved server sends a few.
@@ -45,6 +48,10 @@ final class HTTP2ConnectionGuard {
     static let maximumAllowance = 8 * resetStreamAllowance
 
     private let limit: Int
+    /// The connection's ``HTTP2StreamWindow``, right after NIOHTTP2's handler.
+    let window = HTTP2StreamWindow()
+    /// Notes the request head of each of the connection's streams; nil notes none.
+    let probe: RequestHeadProbe?
     private var unproductiveBytes = 0
     /// Bytes still let through uncounted for streams the client reset.
     private var allowance = 0
@@ -78,18 +85,21 @@ final class HTTP2ConnectionGuard {
         }
     }
 
-    init(limit: Int = HTTP2ConnectionGuard.unproductiveByteLimit) {
+    init(limit: Int = HTTP2ConnectionGuard.unproductiveByteLimit, probe: RequestHeadProbe? = nil) {
         self.limit = limit
+        self.probe = probe
     }
 
-    /// Installs the guard around NIOHTTP2's handler of `channel`, an HTTP/2 connection; a
-    /// pipeline without one is left as it is. Call on the channel's event loop.
-    static func install(onConnection channel: any Channel, limit: Int = unproductiveByteLimit) {
+    /// Installs the guard around NIOHTTP2's handler of `channel`, an HTTP/2 connection, and its
+    /// ``window`` right after that handler; a pipeline without one is left as it is. Call on
+    /// the channel's event loop.
+    static func install(onConnection channel: any Channel, ledger: ConnectionLedger) {
         let sync = channel.pipeline.syncOperations
         guard let http2 = try? sync.handler(type: NIOHTTP2Handler.self) else { return }
-        let state = HTTP2ConnectionGuard(limit: limit)
+        let state = HTTP2ConnectionGuard(probe: RequestHeadProbe(ledger: ledger, connection: channel))
         try? sync.addHandler(Front(state), position: .before(http2))
         try? sync.addHandler(Back(state), position: .after(http2))
+        try? sync.addHandler(state.window, position: .after(http2))
     }
 
     // MARK: - Accounting

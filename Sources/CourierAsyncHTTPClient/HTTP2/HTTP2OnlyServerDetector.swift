@@ -1,6 +1,4 @@
 import NIOCore
-import NIOHTTP1
-import NIOSSL
 
 /// Recognises, on an HTTP/1.1 connection over TLS, a server that speaks only HTTP/2 and fails
 /// the exchange with ``NoCommonProtocol`` instead of a parse error or "the server closed the
@@ -74,17 +72,6 @@ final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandl
         let frame = bytes.withUnsafeReadableBytes { HTTP2FrameHeaderScanner.Frame(header: $0) }
         return frame.type == HTTP2FrameHeaderScanner.Frame.settingsType && frame.flags == 0 && frame.streamID == 0
             && frame.length % 6 == 0
-    }
-
-    /// Adds a detector before the HTTP/1.1 response decoder of `channel` when it runs over TLS
-    /// (`mismatch`: what the client offered, and how to let it offer HTTP/2). Call on the
-    /// channel's event loop.
-    static func install(onConnection channel: any Channel, mismatch: NoCommonProtocol) {
-        let sync = channel.pipeline.syncOperations
-        guard (try? sync.handler(type: NIOSSLClientHandler.self)) != nil,
-            let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
-        else { return }
-        try? sync.addHandler(HTTP2OnlyServerDetector(mismatch), position: .before(decoder))
     }
 }
 

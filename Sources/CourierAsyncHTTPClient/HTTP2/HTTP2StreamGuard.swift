@@ -41,40 +41,27 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var machine = StateMachine()
     private let window: HTTP2StreamWindow?
     private let connection: HTTP2ConnectionGuard?
-    private let ledger: ConnectionLedger?
-    private let counter: ConnectionUseCounter?
     private var streamID: HTTP2StreamID?
     /// The reader asked for bytes it has not been given yet (for the window).
     private var isReading = false
 
     /// `streamID` is for a stream that has one already (tests); others look it up on flush.
-    init(
-        window: HTTP2StreamWindow? = nil, connection: HTTP2ConnectionGuard? = nil,
-        ledger: ConnectionLedger? = nil, counter: ConnectionUseCounter? = nil, streamID: HTTP2StreamID? = nil
-    ) {
+    init(window: HTTP2StreamWindow? = nil, connection: HTTP2ConnectionGuard? = nil, streamID: HTTP2StreamID? = nil) {
         self.window = window
         self.connection = connection
-        self.ledger = ledger
-        self.counter = counter
         self.streamID = streamID
     }
 
     /// Adds the guard right after an HTTP/2 stream's frame codec (next to the request handler),
-    /// with what its connection has of a window, a guard and a use counter. Call on the stream's
+    /// with its connection's ``HTTP2ConnectionGuard`` and what that holds. Call on the stream's
     /// event loop; a pipeline without the codec is left as it is.
-    static func install(onStream stream: any Channel, ledger: ConnectionLedger?) {
+    static func install(onStream stream: any Channel) {
         let sync = stream.pipeline.syncOperations
         guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
         // A stream shares its connection's event loop.
-        let parent = stream.parent?.pipeline.syncOperations
-        let counter = ledger.map { _ in
-            (try? parent?.handler(type: ConnectionUseCounter.self))
-                ?? ConnectionUseCounter(remoteAddress: ConnectionLedger.describe(stream.parent?.remoteAddress))
-        }
-        let handler = HTTP2StreamGuard(
-            window: try? parent?.handler(type: HTTP2StreamWindow.self),
-            connection: (try? parent?.handler(type: HTTP2ConnectionGuard.Back.self))?.state,
-            ledger: ledger, counter: counter)
+        let connection = (try? stream.parent?.pipeline.syncOperations.handler(type: HTTP2ConnectionGuard.Back.self))?
+            .state
+        let handler = HTTP2StreamGuard(window: connection?.window, connection: connection)
         do {
             try sync.addHandler(handler, position: .after(codec))
         } catch {
@@ -145,10 +132,9 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
-        if case .head(let head) = part, let ledger, let counter {
-            ledger.record(head, ConnectionInfo(reused: counter.requests > 0, remoteAddress: counter.remoteAddress))
-            counter.requests += 1
-            if let host = head.headers.first(name: "host") { ledger.noteHTTP2Loop(context.eventLoop, host: host) }
+        if case .head(let head) = part, let probe = connection?.probe {
+            probe.note(head)
+            if let host = head.headers.first(name: "host") { probe.ledger.noteHTTP2Loop(context.eventLoop, host: host) }
         }
         let heldEnd = machine.write(part)
         context.write(data, promise: promise)

@@ -56,14 +56,6 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         self.target = max(target, 4)
     }
 
-    /// Adds a window right after NIOHTTP2's handler of `channel`, an HTTP/2 connection; a
-    /// pipeline without one is left as it is. Call on the channel's event loop.
-    static func install(onConnection channel: any Channel) {
-        let sync = channel.pipeline.syncOperations
-        guard let http2 = try? sync.handler(type: NIOHTTP2Handler.self) else { return }
-        try? sync.addHandler(HTTP2StreamWindow(), position: .after(http2))
-    }
-
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
     }
