@@ -103,9 +103,10 @@ struct ResponseStreamStateMachineTests {
             case .finish, .fail:
                 let ending =
                     if case .fail(let keeping) = event {
-                        machine.failed(Failure(name: "reset"), keepingHeldParts: keeping)
+                        machine.end(
+                            failure: Failure(name: "reset"), keepingHeldParts: keeping, headless: Failure(name: "-"))
                     } else {
-                        machine.finished(headlessError: Failure(name: "closed"))
+                        machine.end(failure: nil, keepingHeldParts: true, headless: Failure(name: "closed"))
                     }
                 guard let ending else { return "already over" }
                 let woken = [
