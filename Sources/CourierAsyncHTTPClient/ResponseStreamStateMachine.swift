@@ -46,14 +46,9 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         }
 
         mutating func prepend(_ unwritten: CircularBuffer<ByteBuffer>) {
-            for part in unwritten.reversed() {
-                if let first {
-                    if rest == nil { rest = CircularBuffer(initialCapacity: 4) }
-                    rest?.prepend(first)
-                }
-                first = part
-                bytes += part.readableBytes
-            }
+            let after = takeAll()
+            for part in unwritten { append(part) }
+            for part in after { append(part) }
         }
 
         mutating func takeAll() -> CircularBuffer<ByteBuffer> {
@@ -209,10 +204,9 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     enum AfterWrite {
         /// More parts arrived during the write: write them too.
         case write(CircularBuffer<ByteBuffer>)
-        /// The file stays with the event loop; resume the paused socket, if any.
-        case keep(resume: EventLoopPromise<Void>?)
-        /// Hand the file back to `writer`'s task (nil when the failure already did); resume or fail the socket.
-        case handBack(FileWriter?, resume: EventLoopPromise<Void>?)
+        /// The turn is over: hand the file back to `writer`'s task (nil when the file stays with
+        /// the event loop, or the end already handed it back); resume or fail the paused socket.
+        case done(handBack: FileWriter?, resume: EventLoopPromise<Void>?)
     }
 
     /// A turn of writes ended: `keepsFile` is false when the file must go back (the session or the
@@ -222,26 +216,21 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         if case .ended(var held, let outcome, .some(let writer)) = state {
             if !failed { held.prepend(unwritten) }
             state = .ended(held, outcome, writing: nil)
-            return .handBack(writer, resume: nil)
+            return .done(handBack: writer, resume: nil)
         }
-        guard case .streaming(let head, var streaming) = state, var file = streaming.file else {
-            return .handBack(nil, resume: nil)
+        guard case .streaming(let head, var streaming) = state, let file = streaming.file else {
+            return .done(handBack: nil, resume: nil)
         }
         if keepsFile, !streaming.held.isEmpty {
             let more = streaming.held.takeAll()
             state = .streaming(head, streaming)
             return .write(more)
         }
-        if keepsFile {
-            file.isWriting = false
-            streaming.file = file
-        } else {
-            streaming.file = nil
-            if !failed { streaming.held.prepend(unwritten) }
-        }
+        if !keepsFile, !failed { streaming.held.prepend(unwritten) }
+        streaming.file = keepsFile ? (writer: file.writer, isWriting: false) : nil
         let resumed = streaming.resumable()
         state = .streaming(head, streaming)
-        return streaming.file == nil ? .handBack(file.writer, resume: resumed) : .keep(resume: resumed)
+        return .done(handBack: keepsFile ? nil : file.writer, resume: resumed)
     }
 
     // MARK: AsyncHTTPClient, on the event loop

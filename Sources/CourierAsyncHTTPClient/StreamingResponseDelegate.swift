@@ -187,17 +187,14 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         // As AsyncHTTPClient's read timeout: the wait for the response starts once the request is
         // out. Armed before the one turn of the lock below: its callback runs on this event loop,
         // so not before this returns.
-        let now = idleReadTimeout == nil ? nil : NIODeadline.now()
+        let now = NIODeadline.now()
         // A scheduled callback with this delegate as its handler: no closure, promise or future
         // per exchange, as `scheduleTask` would allocate.
-        let timer = idleReadTimeout.flatMap { timeout in
-            now.flatMap { try? task.eventLoop.scheduleCallback(at: $0 + timeout, handler: self) }
-        }
+        let timer = idleReadTimeout.flatMap { try? task.eventLoop.scheduleCallback(at: now + $0, handler: self) }
         let (bytesSent, stale) = state.withLockedValue { state -> (Int64, NIOScheduledCallback?) in
             state.requestSent = true
-            guard let timer, let now else { return (state.bytesSent, nil) }
             state.lastResponsePart = now
-            if state.machine.isComplete() { return (state.bytesSent, timer) }
+            guard let timer, !state.machine.isComplete() else { return (state.bytesSent, timer) }
             state.idleTimer = (timer, task)
             return (state.bytesSent, nil)
         }
@@ -301,14 +298,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         guard let ending else { return }
         // The reader, given its file back, meets a failure at its next part.
         ending.fileWriter?.waiter.resume()
-        guard let error = ending.error else {
-            ending.bodyWaiter?.resume(returning: nil)
-            ending.pausedSocket?.succeed(())
-            return
-        }
-        ending.headWaiter?.resume(throwing: error)
-        ending.bodyWaiter?.resume(throwing: error)
-        ending.pausedSocket?.fail(error)
+        let ended: Result<Void, any Error> = ending.error.map { .failure($0) } ?? .success(())
+        // Only an end before the head has a head waiter, and that end is a failure.
+        if let error = ending.error { ending.headWaiter?.resume(throwing: error) }
+        ending.bodyWaiter?.resume(with: ended.map { nil })
+        ending.pausedSocket?.completeWith(ended)
     }
 
     // MARK: A download's file, written on the event loop
@@ -365,19 +359,13 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
             case .write(let more):
                 parts = more
                 continue
-            case .keep(let resumed):
-                resumed?.succeed(())
-            case .handBack(let handedBack, let resumed):
-                guard let writeError else {
-                    resumed?.succeed(())
-                    handedBack?.waiter.resume()
-                    return
-                }
-                cancel(task)
-                // A socket paused for the read-ahead must hear of it: AsyncHTTPClient, having
-                // read the end already, waits on this promise before it ends the exchange.
-                resumed?.fail(writeError)
-                handedBack?.waiter.resume(throwing: writeError)
+            case .done(let handedBack, let resumed):
+                if writeError != nil { cancel(task) }
+                // A socket paused for the read-ahead must hear of a failed write: AsyncHTTPClient,
+                // having read the end already, waits on this promise before it ends the exchange.
+                let written: Result<Void, any Error> = writeError.map { .failure($0) } ?? .success(())
+                resumed?.completeWith(written)
+                handedBack?.waiter.resume(with: written)
             }
             return
         }
