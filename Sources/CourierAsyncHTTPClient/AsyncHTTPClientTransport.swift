@@ -146,11 +146,7 @@ public final class AsyncHTTPClientTransport: Transport {
         }
         fileBody?.attach(to: task, isRequestSent: { delegate.isRequestSent })
         if let pump { task.futureResult.whenComplete { _ in pump.end() } }
-        let cancel: @Sendable () -> Void = {
-            delegate.noteCancelledByCourier()
-            task.cancel()
-        }
-        context.cancellation.onCancel(cancel)
+        context.cancellation.onCancel { delegate.cancel(task) }
         if isShutDown {
             // A client that is shutting down hands back a task that has already failed without
             // telling its delegate; the delegate watches the task itself otherwise (see
@@ -160,7 +156,7 @@ public final class AsyncHTTPClientTransport: Transport {
         let exchange = DelegatedExchange(task: task, delegate: delegate)
         let responseHead: HTTPResponseHead
         do {
-            responseHead = try await delegate.head(onCancel: cancel)
+            responseHead = try await delegate.head(task: task)
         } catch {
             task.cancel()
             var failure = Self.courierError(from: error, url: url)
@@ -421,8 +417,7 @@ private final class BodyReader {
         if ended { return nil }
         var endsHere = false
         do {
-            let part = try await exchange.delegate.nextBodyPart(
-                ended: &endsHere, onCancel: { [exchange] in exchange.task.cancel() })
+            let part = try await exchange.delegate.nextBodyPart(ended: &endsHere, task: exchange.task)
             ended = endsHere
             return part
         } catch {

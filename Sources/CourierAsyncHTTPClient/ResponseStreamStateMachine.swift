@@ -46,14 +46,9 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         }
 
         mutating func prepend(_ unwritten: CircularBuffer<ByteBuffer>) {
-            for part in unwritten.reversed() {
-                if let first {
-                    if rest == nil { rest = CircularBuffer(initialCapacity: 4) }
-                    rest?.prepend(first)
-                }
-                first = part
-                bytes += part.readableBytes
-            }
+            let after = takeAll()
+            for part in unwritten { append(part) }
+            for part in after { append(part) }
         }
 
         mutating func takeAll() -> CircularBuffer<ByteBuffer> {
@@ -66,29 +61,30 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         }
     }
 
-    /// The download's file while the event loop writes into it.
-    struct FileHandover {
-        var writer: FileWriter
-        /// True while a write runs outside the lock; parts that arrive meanwhile are held for it.
-        var isWriting = true
-    }
-
     /// After the head: the parts, who waits for the next one, the paused socket, the file.
     struct Streaming {
         var held: Held
         var bodyWaiter: BodyWaiter?
         var pausedSocket: EventLoopPromise<Void>?
-        var file: FileHandover?
+        /// The download's file while the event loop writes into it; `isWriting` while a write runs
+        /// outside the lock (parts that arrive meanwhile are held for it).
+        var file: (writer: FileWriter, isWriting: Bool)?
+
+        /// The paused socket, taken to be resumed, once the held bytes are below the limit.
+        mutating func resumable() -> EventLoopPromise<Void>? {
+            guard held.bytes < held.limit, let paused = pausedSocket else { return nil }
+            pausedSocket = nil
+            return paused
+        }
     }
 
     enum State {
         case awaitingHead(waiter: HeadWaiter?, limit: Int)
         case streaming(HTTPResponseHead, Streaming)
-        /// Ended well; the parts not read yet are still the reader's. `writing` is the file's
-        /// writer when the end came during a write: it hands the file back after it.
-        case finished(HTTPResponseHead, Held, writing: FileWriter?)
-        /// Ended badly; the parts kept are the reader's before the error.
-        case failed(Held, any Error, writing: FileWriter?)
+        /// Ended, well (the head) or badly (the error); the parts not read yet are still the
+        /// reader's, before the error. `writing` is the file's writer when the end came during a
+        /// write: it hands the file back after it.
+        case ended(Held, Result<HTTPResponseHead, any Error>, writing: FileWriter?)
     }
 
     private(set) var state: State
@@ -112,10 +108,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     mutating func isComplete() -> Bool {
         var taken = takeState()
         defer { swap(&taken, &state) }
-        switch taken {
-        case .awaitingHead, .streaming: return false
-        case .finished, .failed: return true
-        }
+        if case .ended = taken { return true }
+        return false
     }
 
     /// True while the socket is paused for a reader that fell behind.
@@ -133,12 +127,12 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         case .awaitingHead(_, let limit):
             state = .awaitingHead(waiter: waiter, limit: limit)
             return nil
-        case .streaming(let head, _), .finished(let head, _, _):
+        case .streaming(let head, _):
             state = taken
             return .success(head)
-        case .failed(_, let error, _):
+        case .ended(_, let outcome, _):
             state = taken
-            return .failure(error)
+            return outcome
         }
     }
 
@@ -161,23 +155,22 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
             return .wait
         case .streaming(let head, var streaming):
             if let part = streaming.held.take() {
-                let resumed = streaming.held.bytes < streaming.held.limit ? streaming.pausedSocket : nil
-                if resumed != nil { streaming.pausedSocket = nil }
+                let resumed = streaming.resumable()
                 state = .streaming(head, streaming)
                 return .part(part, resume: resumed)
             }
             if let waiter { streaming.bodyWaiter = waiter }
             state = .streaming(head, streaming)
             return .wait
-        case .finished(let head, var held, let writing):
+        case .ended(var held, let outcome, let writing):
             let part = held.take()
-            state = .finished(head, held, writing: writing)
-            guard let part else { return .end }
-            return held.isEmpty ? .lastPart(part) : .part(part, resume: nil)
-        case .failed(var held, let error, let writing):
-            let part = held.take()
-            state = .failed(held, error, writing: writing)
-            return part.map { .part($0, resume: nil) } ?? .failure(error)
+            state = .ended(held, outcome, writing: writing)
+            switch (part, outcome) {
+            case (nil, .success): return .end
+            case (nil, .failure(let error)): return .failure(error)
+            case (let part?, .success) where held.isEmpty: return .lastPart(part)
+            case (let part?, _): return .part(part, resume: nil)
+            }
         }
     }
 
@@ -190,11 +183,10 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         case .streaming(let head, var streaming):
             guard limit > streaming.held.limit else { return nil }
             streaming.held.limit = limit
-            let resumed = streaming.held.bytes < limit ? streaming.pausedSocket : nil
-            if resumed != nil { streaming.pausedSocket = nil }
+            let resumed = streaming.resumable()
             state = .streaming(head, streaming)
             return resumed
-        case .finished, .failed:
+        case .ended:
             return nil
         }
     }
@@ -203,7 +195,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// response already ended (the reader keeps its parts and writes them itself).
     mutating func handOverFile(_ writer: FileWriter) -> CircularBuffer<ByteBuffer>? {
         guard case .streaming(let head, var streaming) = state else { return nil }
-        streaming.file = FileHandover(writer: writer)
+        streaming.file = (writer, isWriting: true)
         let parts = streaming.held.takeAll()
         state = .streaming(head, streaming)
         return parts
@@ -212,47 +204,33 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     enum AfterWrite {
         /// More parts arrived during the write: write them too.
         case write(CircularBuffer<ByteBuffer>)
-        /// The file stays with the event loop; resume the paused socket, if any.
-        case keep(resume: EventLoopPromise<Void>?)
-        /// Hand the file back to `writer`'s task (nil when the failure already did); resume or fail the socket.
-        case handBack(FileWriter?, resume: EventLoopPromise<Void>?)
+        /// The turn is over: hand the file back to `writer`'s task (nil when the file stays with
+        /// the event loop, or the end already handed it back); resume or fail the paused socket.
+        case done(handBack: FileWriter?, resume: EventLoopPromise<Void>?)
     }
 
     /// A turn of writes ended: `keepsFile` is false when the file must go back (the session or the
     /// stall limit said so, or `failed`), `unwritten` the parts the turn did not write, which go
     /// back in front of the held ones unless the write failed.
     mutating func wroteParts(keepsFile: Bool, failed: Bool, unwritten: CircularBuffer<ByteBuffer>) -> AfterWrite {
-        switch state {
-        case .finished(let head, var held, .some(let writer)):
+        if case .ended(var held, let outcome, .some(let writer)) = state {
             if !failed { held.prepend(unwritten) }
-            state = .finished(head, held, writing: nil)
-            return .handBack(writer, resume: nil)
-        case .failed(var held, let error, .some(let writer)):
-            if !failed { held.prepend(unwritten) }
-            state = .failed(held, error, writing: nil)
-            return .handBack(writer, resume: nil)
-        default:
-            break
+            state = .ended(held, outcome, writing: nil)
+            return .done(handBack: writer, resume: nil)
         }
-        guard case .streaming(let head, var streaming) = state, var file = streaming.file else {
-            return .handBack(nil, resume: nil)
+        guard case .streaming(let head, var streaming) = state, let file = streaming.file else {
+            return .done(handBack: nil, resume: nil)
         }
         if keepsFile, !streaming.held.isEmpty {
             let more = streaming.held.takeAll()
             state = .streaming(head, streaming)
             return .write(more)
         }
-        if keepsFile {
-            file.isWriting = false
-            streaming.file = file
-        } else {
-            streaming.file = nil
-            if !failed { streaming.held.prepend(unwritten) }
-        }
-        let resumed = streaming.held.bytes < streaming.held.limit ? streaming.pausedSocket : nil
-        if resumed != nil { streaming.pausedSocket = nil }
+        if !keepsFile, !failed { streaming.held.prepend(unwritten) }
+        streaming.file = keepsFile ? (writer: file.writer, isWriting: false) : nil
+        let resumed = streaming.resumable()
         state = .streaming(head, streaming)
-        return streaming.file == nil ? .handBack(file.writer, resume: resumed) : .keep(resume: resumed)
+        return .done(handBack: keepsFile ? nil : file.writer, resume: resumed)
     }
 
     // MARK: AsyncHTTPClient, on the event loop
@@ -286,37 +264,30 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     mutating func receivedPart(_ part: ByteBuffer, makePromise: () -> EventLoopPromise<Void>) -> Arrival {
         switch takeState() {
         case .streaming(let head, var streaming):
-            let arrival = Self.arrive(part, in: &streaming, makePromise: makePromise)
-            state = .streaming(head, streaming)
-            return arrival
+            defer { state = .streaming(head, streaming) }
+            if let file = streaming.file, !file.isWriting {
+                streaming.file = (file.writer, isWriting: true)
+                return .write(file.writer)
+            }
+            if let waiter = streaming.bodyWaiter {
+                streaming.bodyWaiter = nil
+                return .deliver(waiter)
+            }
+            streaming.held.append(Self.compacted(part))
+            guard streaming.held.bytes >= streaming.held.limit else { return .held }
+            let promise = makePromise()
+            streaming.pausedSocket = promise
+            return .pause(promise)
         case let other:
             state = other
             return .drop
         }
     }
 
-    /// What becomes of `part` while the response streams.
-    private static func arrive(
-        _ part: ByteBuffer, in streaming: inout Streaming, makePromise: () -> EventLoopPromise<Void>
-    ) -> Arrival {
-        if var file = streaming.file, !file.isWriting {
-            file.isWriting = true
-            streaming.file = file
-            return .write(file.writer)
-        }
-        if let waiter = streaming.bodyWaiter {
-            streaming.bodyWaiter = nil
-            return .deliver(waiter)
-        }
-        streaming.held.append(Self.compacted(part))
-        guard streaming.held.bytes >= streaming.held.limit else { return .held }
-        let promise = makePromise()
-        streaming.pausedSocket = promise
-        return .pause(promise)
-    }
-
-    /// Whom to wake when the response ends or fails.
+    /// Whom to wake when the response ends, and with what.
     struct Ending {
+        /// The error that ended the response; nil when it ended well.
+        var error: (any Error)?
         var headWaiter: HeadWaiter?
         var bodyWaiter: BodyWaiter?
         var pausedSocket: EventLoopPromise<Void>?
@@ -325,48 +296,31 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         var fileWriter: FileWriter?
     }
 
-    /// The response ended; nil when it had already ended. An end before any head is a failure
-    /// with `headlessError` (the connection closed before the response), made only then: boxing an
-    /// error costs an allocation on every response otherwise.
-    mutating func finished(headlessError: @autoclosure () -> any Error) -> Ending? {
+    /// The response ended, with `failure` or well (nil); nil when it had already ended. An end
+    /// before any head is a failure, with `headless` unless `failure` says otherwise (the
+    /// connection closed before the response), made only then: boxing an error costs an
+    /// allocation on every response otherwise. Held parts stay the reader's (before the error)
+    /// only when `keepingHeldParts`.
+    mutating func end(
+        failure: (any Error)?, keepingHeldParts: Bool, headless: @autoclosure () -> any Error
+    ) -> Ending? {
         switch takeState() {
         case .awaitingHead(let waiter, _):
-            state = .failed(Held(limit: 1), headlessError(), writing: nil)
-            return Ending(headWaiter: waiter)
-        case .streaming(let head, var streaming):
-            let (ending, writing) = Self.ending(&streaming)
-            state = .finished(head, streaming.held, writing: writing)
-            return ending
+            let error = failure ?? headless()
+            state = .ended(Held(limit: 1), .failure(error), writing: nil)
+            return Ending(error: error, headWaiter: waiter)
+        case .streaming(let head, let streaming):
+            let writing = streaming.file?.isWriting == true ? streaming.file?.writer : nil
+            state = .ended(
+                keepingHeldParts ? streaming.held : Held(limit: 1), failure.map { .failure($0) } ?? .success(head),
+                writing: writing)
+            return Ending(
+                error: failure, bodyWaiter: streaming.bodyWaiter, pausedSocket: streaming.pausedSocket,
+                fileWriter: writing == nil ? streaming.file?.writer : nil)
         case let ended:
             state = ended
             return nil
         }
-    }
-
-    /// The response failed with `error`; nil when it had already ended. Held parts stay the
-    /// reader's (before the error) only when `keepingHeldParts`.
-    mutating func failed(_ error: any Error, keepingHeldParts: Bool) -> Ending? {
-        switch takeState() {
-        case .awaitingHead(let waiter, _):
-            state = .failed(Held(limit: 1), error, writing: nil)
-            return Ending(headWaiter: waiter)
-        case .streaming(_, var streaming):
-            let (ending, writing) = Self.ending(&streaming)
-            state = .failed(keepingHeldParts ? streaming.held : Held(limit: 1), error, writing: writing)
-            return ending
-        case let ended:
-            state = ended
-            return nil
-        }
-    }
-
-    /// Whom the end wakes, and the file's writer when a write is under way (it hands the file back).
-    private static func ending(_ streaming: inout Streaming) -> (Ending, writing: FileWriter?) {
-        var ending = Ending(bodyWaiter: streaming.bodyWaiter, pausedSocket: streaming.pausedSocket)
-        guard let file = streaming.file else { return (ending, nil) }
-        if file.isWriting { return (ending, file.writer) }
-        ending.fileWriter = file.writer
-        return (ending, nil)
     }
 
     /// `buffer`, or a copy of it when it is a small slice of a much larger storage.
@@ -389,5 +343,4 @@ extension ResponseStreamStateMachine.State: Sendable
 where HeadWaiter: Sendable, BodyWaiter: Sendable, FileWriter: Sendable {}
 extension ResponseStreamStateMachine.Streaming: Sendable
 where HeadWaiter: Sendable, BodyWaiter: Sendable, FileWriter: Sendable {}
-extension ResponseStreamStateMachine.FileHandover: Sendable where FileWriter: Sendable {}
 extension ResponseStreamStateMachine.Held: Sendable {}

@@ -47,9 +47,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         /// told apart from one AsyncHTTPClient reports for a connection that was closing.
         var cancelledByCourier = false
         var lastResponsePart = NIODeadline.uptimeNanoseconds(0)
-        var idleTimer: NIOScheduledCallback?
-        /// The exchange the idle timer fails; held only while the timer is armed.
-        var idleTask: HTTPClient.Task<Void>?
+        /// The armed idle timer and the exchange it fails (held only while armed).
+        var idleTimer: (callback: NIOScheduledCallback, task: HTTPClient.Task<Void>)?
         /// When the head arrived, after ``clockOrigin``, for the recorder at the end (a `Duration`:
         /// an `Instant`'s layout is not frozen, and would put every access through the runtime).
         var headReceived: Duration?
@@ -84,9 +83,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         self.connectionLedger = connectionLedger
     }
 
-    /// Records that Courier (a caller's cancel, a deadline, a dropped body) cancels the exchange now.
-    func noteCancelledByCourier() {
+    /// Cancels `task` as Courier's own cancel (a caller's cancel, a deadline, a dropped body, a
+    /// failed write), noted first so that its `cancelled` failure is told apart.
+    func cancel(_ task: HTTPClient.Task<Void>) {
         state.withLockedValue { $0.cancelledByCourier = true }
+        task.cancel()
     }
 
     /// Lets up to `limit` bytes wait for the reader from now on, and resumes reading from the
@@ -95,7 +96,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         state.withLockedValue { $0.machine.raiseLimit(to: limit) }?.succeed(())
     }
 
-    /// True once ``noteCancelledByCourier()`` was called.
+    /// True once ``cancel(_:)`` was called.
     var wasCancelledByCourier: Bool { state.withLockedValue { $0.cancelledByCourier } }
 
     /// True once AsyncHTTPClient has written the whole request, body included, to the connection.
@@ -106,9 +107,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
 
     // MARK: Consumer side (Swift tasks)
 
-    /// Waits for the response head. Cancelling the calling task calls `onCancel` (which cancels the request).
+    /// Waits for the response head. Cancelling the calling task cancels `task` (see ``cancel(_:)``).
     /// - Throws: the error that ended the request before the head arrived.
-    func head(onCancel: @escaping @Sendable () -> Void) async throws -> HTTPResponseHead {
+    func head(task: HTTPClient.Task<Void>) async throws -> HTTPResponseHead {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: HeadWaiter) in
                 if let ready = state.withLockedValue({ $0.machine.waitForHead(continuation) }) {
@@ -116,15 +117,15 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
                 }
             }
         } onCancel: {
-            onCancel()
+            cancel(task)
         }
     }
 
     /// The next body chunk, or nil at the end; `ended` is set when the chunk is the body's last,
     /// and the reader need not ask for the end (one turn of the lock fewer for a small response).
-    /// Cancelling the calling task calls `onCancel`.
+    /// Cancelling the calling task cancels `task`.
     /// - Throws: the error that ended the request.
-    func nextBodyPart(ended: inout Bool, onCancel: @escaping @Sendable () -> Void) async throws -> ByteBuffer? {
+    func nextBodyPart(ended: inout Bool, task: HTTPClient.Task<Void>) async throws -> ByteBuffer? {
         // The common case, a part already waiting, needs no continuation.
         if let ready = try Self.outcome(state.withLockedValue { $0.machine.takePart() }, ended: &ended) {
             return ready
@@ -132,22 +133,19 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: BodyWaiter) in
                 // The state may have moved since the look above; the machine looks again.
-                switch state.withLockedValue({ $0.machine.takePart(waiter: continuation) }) {
-                case .part(let part, let resumed):
-                    resumed?.succeed(())
-                    continuation.resume(returning: part)
-                case .lastPart(let part): continuation.resume(returning: part)
-                case .end: continuation.resume(returning: nil)
-                case .failure(let error): continuation.resume(throwing: error)
-                case .wait: break
+                let take = state.withLockedValue { $0.machine.takePart(waiter: continuation) }
+                do {
+                    if let ready = try Self.outcome(take, ended: &ended) { continuation.resume(returning: ready) }
+                } catch {
+                    continuation.resume(throwing: error)
                 }
             }
         } onCancel: {
-            onCancel()
+            task.cancel()
         }
     }
 
-    /// What a take without a waiter gives the reader: a part (nil at the end, wrapped), or nil to wait.
+    /// What a take gives the reader: a part (nil at the end, wrapped), or nil to wait.
     private static func outcome(_ take: Machine.Take, ended: inout Bool) throws -> ByteBuffer?? {
         switch take {
         case .part(let part, let resumed):
@@ -189,19 +187,15 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         // As AsyncHTTPClient's read timeout: the wait for the response starts once the request is
         // out. Armed before the one turn of the lock below: its callback runs on this event loop,
         // so not before this returns.
-        let now = idleReadTimeout == nil ? nil : NIODeadline.now()
+        let now = NIODeadline.now()
         // A scheduled callback with this delegate as its handler: no closure, promise or future
         // per exchange, as `scheduleTask` would allocate.
-        let timer = idleReadTimeout.flatMap { timeout in
-            now.flatMap { try? task.eventLoop.scheduleCallback(at: $0 + timeout, handler: self) }
-        }
+        let timer = idleReadTimeout.flatMap { try? task.eventLoop.scheduleCallback(at: now + $0, handler: self) }
         let (bytesSent, stale) = state.withLockedValue { state -> (Int64, NIOScheduledCallback?) in
             state.requestSent = true
-            guard let timer, let now else { return (state.bytesSent, nil) }
             state.lastResponsePart = now
-            if state.machine.isComplete() { return (state.bytesSent, timer) }
-            state.idleTimer = timer
-            state.idleTask = task
+            guard let timer, !state.machine.isComplete() else { return (state.bytesSent, timer) }
+            state.idleTimer = (timer, task)
             return (state.bytesSent, nil)
         }
         stale?.cancel()
@@ -213,17 +207,16 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
         guard let idleReadTimeout else { return }
         let now = NIODeadline.now()
         let expired = state.withLockedValue { state -> HTTPClient.Task<Void>? in
-            guard !state.machine.isComplete() else { return nil }
+            guard !state.machine.isComplete(), let task = state.idleTimer?.task else { return nil }
             let due = state.lastResponsePart + idleReadTimeout
             if now < due || state.machine.isHoldingSocket {
                 // A part arrived since the timer was set, or the socket is held back for the reader.
                 let next = max(due, now + .nanoseconds(idleReadTimeout.nanoseconds / 4))
-                state.idleTimer = try? eventLoop.scheduleCallback(at: next, handler: self)
+                state.idleTimer = (try? eventLoop.scheduleCallback(at: next, handler: self)).map { ($0, task) }
                 return nil
             }
             state.idleTimer = nil
-            defer { state.idleTask = nil }
-            return state.idleTask
+            return task
         }
         expired?.fail(reason: HTTPClientError.readTimeout)
     }
@@ -272,56 +265,51 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let (ending, idleTimer) = state.withLockedValue { state in
-            defer {
-                state.idleTimer = nil
-                state.idleTask = nil
-            }
+        end { state in
             // Before the state shows the end to a reader, so the session finds the instants
             // when it sees the end (the recorder's lock is a leaf: it calls nothing).
             recorder?.responseBodyReceived(headAt: state.headReceived.map { Self.clockOrigin.advanced(by: $0) })
-            return (
-                state.machine.finished(headlessError: HTTPClientError.remoteConnectionClosed), state.idleTimer
-            )
+            return state.machine.end(
+                failure: nil, keepingHeldParts: true, headless: HTTPClientError.remoteConnectionClosed)
         }
-        idleTimer?.cancel()
-        guard let ending else { return }
-        ending.fileWriter?.waiter.resume()
-        ending.headWaiter?.resume(throwing: HTTPClientError.remoteConnectionClosed)
-        ending.bodyWaiter?.resume(returning: nil)
-        ending.pausedSocket?.succeed(())
     }
 
     /// Ends the response with `error` unless it already ended; wakes every waiter. Parts not yet
     /// read are dropped unless `keepingBufferedChunks` (and Courier did not cancel): the reader
     /// then gets them before the error.
     func fail(_ error: any Error, keepingBufferedChunks: Bool = false) {
-        let (ending, idleTimer) = state.withLockedValue { state in
-            defer {
-                state.idleTimer = nil
-                state.idleTask = nil
-            }
+        end { state in
             let keeps = keepingBufferedChunks && !state.cancelledByCourier
-            let ending = state.machine.failed(error, keepingHeldParts: keeps)
+            let ending = state.machine.end(failure: error, keepingHeldParts: keeps, headless: error)
             if ending != nil, let headReceived = state.headReceived {
                 recorder?.responseHeadReceived(at: Self.clockOrigin.advanced(by: headReceived))
             }
-            return (ending, state.idleTimer)
+            return ending
+        }
+    }
+
+    /// Ends the response as `transition` says, stops the idle timer, and wakes whom the end concerns.
+    private func end(_ transition: (inout State) -> Machine.Ending?) {
+        let (ending, idleTimer) = state.withLockedValue { state in
+            defer { state.idleTimer = nil }
+            return (transition(&state), state.idleTimer?.callback)
         }
         idleTimer?.cancel()
         guard let ending else { return }
-        // The reader, given its file back, meets the failure at its next part.
+        // The reader, given its file back, meets a failure at its next part.
         ending.fileWriter?.waiter.resume()
-        ending.headWaiter?.resume(throwing: error)
-        ending.bodyWaiter?.resume(throwing: error)
-        ending.pausedSocket?.fail(error)
+        let ended: Result<Void, any Error> = ending.error.map { .failure($0) } ?? .success(())
+        // Only an end before the head has a head waiter, and that end is a failure.
+        if let error = ending.error { ending.headWaiter?.resume(throwing: error) }
+        ending.bodyWaiter?.resume(with: ended.map { nil })
+        ending.pausedSocket?.completeWith(ended)
     }
 
     // MARK: A download's file, written on the event loop
 
     /// Hands `file` to the event loop: the parts waiting and those that arrive next are written
     /// into it there (see ``ResponseBodyFile``) until the response ends or fails, a write stalls,
-    /// or the session asks for the rest; then it is handed back and ``nextBodyPart(onCancel:)``
+    /// or the session asks for the rest; then it is handed back and ``nextBodyPart(ended:task:)``
     /// yields whatever follows. Cancelling the calling task cancels the exchange.
     /// - Throws: `CourierError` `.downloadFailed` when a write failed; `task` is cancelled then.
     func writeRemainingBody(to file: ResponseBodyFile, task: HTTPClient.Task<Void>) async throws {
@@ -339,8 +327,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
                 }
             }
         } onCancel: {
-            self.noteCancelledByCourier()
-            task.cancel()
+            self.cancel(task)
         }
     }
 
@@ -372,20 +359,13 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
             case .write(let more):
                 parts = more
                 continue
-            case .keep(let resumed):
-                resumed?.succeed(())
-            case .handBack(let handedBack, let resumed):
-                guard let writeError else {
-                    resumed?.succeed(())
-                    handedBack?.waiter.resume()
-                    return
-                }
-                noteCancelledByCourier()
-                task.cancel()
-                // A socket paused for the read-ahead must hear of it: AsyncHTTPClient, having
-                // read the end already, waits on this promise before it ends the exchange.
-                resumed?.fail(writeError)
-                handedBack?.waiter.resume(throwing: writeError)
+            case .done(let handedBack, let resumed):
+                if writeError != nil { cancel(task) }
+                // A socket paused for the read-ahead must hear of a failed write: AsyncHTTPClient,
+                // having read the end already, waits on this promise before it ends the exchange.
+                let written: Result<Void, any Error> = writeError.map { .failure($0) } ?? .success(())
+                resumed?.completeWith(written)
+                handedBack?.waiter.resume(with: written)
             }
             return
         }

@@ -97,15 +97,16 @@ struct ResponseStreamStateMachineTests {
                 let parts = CircularBuffer((0..<unwritten).map { _ in ByteBuffer(repeating: 2, count: 1) })
                 switch machine.wroteParts(keepsFile: keepsFile, failed: failed, unwritten: parts) {
                 case .write(let more): return "write \(more.count) more"
-                case .keep(let resumed): return "keep\(resumes(resumed))"
-                case .handBack(let name, let resumed): return "hand back to \(name ?? "nobody")\(resumes(resumed))"
+                case .done(let name, let resumed):
+                    return "\(name.map { "hand back to \($0)" } ?? "keep")\(resumes(resumed))"
                 }
             case .finish, .fail:
                 let ending =
                     if case .fail(let keeping) = event {
-                        machine.failed(Failure(name: "reset"), keepingHeldParts: keeping)
+                        machine.end(
+                            failure: Failure(name: "reset"), keepingHeldParts: keeping, headless: Failure(name: "-"))
                     } else {
-                        machine.finished(headlessError: Failure(name: "closed"))
+                        machine.end(failure: nil, keepingHeldParts: true, headless: Failure(name: "closed"))
                     }
                 guard let ending else { return "already over" }
                 let woken = [
