@@ -79,6 +79,16 @@ extension AsyncHTTPClientTransport {
         /// `maximumBufferedResponseSize`, which counts decoded bytes.
         public var decompressionRatioFreeSize: Int = 1 << 30
 
+        /// Let a large body that arrives fast wake the event loop once per mebibyte rather than
+        /// once per TCP segment, by raising the socket's receive low-water mark (`SO_RCVLOWAT`)
+        /// while it streams in: on by default; plain HTTP/1.1 on Linux 4.18 and later only.
+        ///
+        /// Raised for a body with a `Content-Length` after a read of 64 KiB or more, never above
+        /// the bytes still due; back at one byte within about 4 ms when the body stalls, so bytes
+        /// that arrived are never held back longer, and before the response ends. On a 1 GiB
+        /// stream over loopback it took `stream(_:)` from 0.7–0.9× curl's rate to 1.1–1.6×
+        /// (BENCHMARKS.md). Turn it off to keep the kernel's default of waking on every arrival.
+        public var raisesReceiveLowWaterMark: Bool = true
         /// Let the event loop that delivers a download's body write its file too, as curl and a
         /// plain `recv()` + `write()` loop do: on by default.
         ///
@@ -93,8 +103,9 @@ extension AsyncHTTPClientTransport {
         /// progress handler) gives the rest of the body back to the task for good. That turn lasts
         /// as long as its slow write or handler does, so download progress handlers, which then run
         /// on the event loop, must not block (`EventLoopFuture.wait()` there traps). A pause, a
-        /// `didReceiveData` hook, a decoded body and a response stored by `HTTPCache` keep the
-        /// writes on the task. Turn it off to keep every file write off the event loops.
+        /// `didReceiveData` hook, a decoded body, a response stored by `HTTPCache` and a request
+        /// whose body streams (AsyncHTTPClient's async API) keep the writes on the task. Turn it
+        /// off to keep every file write off the event loops.
         public var writesDownloadsOnEventLoop: Bool = true
 
         /// The default configuration.
@@ -139,6 +150,7 @@ extension AsyncHTTPClientTransport {
             // `SessionManager.Configuration.tracer`): its tracing is always off, by value.
             configuration.tracing.tracer = nil
             let forwardsInAbsoluteForm = forwardsInAbsoluteForm
+            let raisesReceiveLowWaterMark = raisesReceiveLowWaterMark
             let mismatch = NoCommonProtocol(
                 offered: configuration.httpVersion == .automatic ? ["h2", "http/1.1"] : ["http/1.1"],
                 remedy: "allowsHTTP2 (courier: without --http1.1)")
@@ -148,7 +160,8 @@ extension AsyncHTTPClientTransport {
             // decoder a ResponseStatusGuard, so that no client of the transport meets
             // AsyncHTTPClient's trap on a status below 100 (an HTTP/2 stream's guard does the
             // same); over TLS an HTTP2OnlyServerDetector before it, for the server that speaks
-            // only HTTP/2 to a client that offered only HTTP/1.1; and wide reads over plain HTTP.
+            // only HTTP/2 to a client that offered only HTTP/1.1; and wide reads and the receive
+            // low-water mark over plain HTTP (``ReceiveLowWaterMark``).
             configuration.http1_1ConnectionDebugInitializer = { channel in
                 channel.runOnLoop { channel in
                     let sync = channel.pipeline.syncOperations
@@ -163,6 +176,9 @@ extension AsyncHTTPClientTransport {
                     }
                     guard let decoder = try? sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self) else {
                         return
+                    }
+                    if !isTLS, raisesReceiveLowWaterMark, ReceiveLowWaterMark.isSupported {
+                        try? sync.addHandler(ReceiveLowWaterMark(), position: .after(decoder))
                     }
                     try? sync.addHandler(ResponseStatusGuard(), position: .after(decoder))
                     if isTLS { try? sync.addHandler(HTTP2OnlyServerDetector(mismatch), position: .before(decoder)) }

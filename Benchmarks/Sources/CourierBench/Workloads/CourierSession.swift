@@ -36,10 +36,16 @@ enum CourierSession {
         }
     }
 
-    /// The transport's configuration for the rows that move one large body: the defaults, or as
-    /// the switches below say.
+    /// The transport's configuration for the rows that move one large body: the defaults, or with
+    /// `--low-water-mark off` the socket's receive low-water mark left alone (an A/B switch for
+    /// `Configuration.raisesReceiveLowWaterMark`, which the table's rows keep on).
     static func bodyTransportConfiguration(_ options: Options) throws -> AsyncHTTPClientTransport.Configuration {
         var configuration = AsyncHTTPClientTransport.Configuration()
+        switch options.string("low-water-mark", default: "on") {
+        case "on": configuration.raisesReceiveLowWaterMark = true
+        case "off": configuration.raisesReceiveLowWaterMark = false
+        case let other: throw BenchError("--low-water-mark takes on or off, not \(other)")
+        }
         // `--event-loop-writes off`: a download's file written on its task only (an A/B switch for
         // `Configuration.writesDownloadsOnEventLoop`, which the table's rows keep on).
         switch options.string("event-loop-writes", default: "on") {
