@@ -20,8 +20,9 @@ import NIOCore
 /// connection on another event loop than the request's sends almost without pause, so a check
 /// through the handle itself was refused nearly every time and the spin went on for ever.
 final class FileRegionBody: Sendable {
-    /// Bytes in the first `FileRegion` write and the fewest in any; the most in any.
+    /// Bytes in the first `FileRegion` write, and the fewest in any later one.
     static let regionSize: Int64 = 4 << 20
+    /// The most bytes in one `FileRegion` write, however fast the regions go out.
     static let largestRegion: Int64 = 1 << 30
     /// A region handed over in less time than this makes the next one twice as large.
     static let fastRegion: TimeAmount = .milliseconds(50)
