@@ -71,14 +71,11 @@ final class FileRegionBody: Sendable {
             for segment in segments {
                 total += segment.length
                 switch segment {
+                case .bytes(let buffer) where buffer.readableBytes < Self.smallSegmentLimit:
+                    small.writeImmutableBuffer(buffer)
                 case .bytes(let buffer):
-                    guard buffer.readableBytes > 0 else { continue }
-                    if buffer.readableBytes < Self.smallSegmentLimit {
-                        small.writeImmutableBuffer(buffer)
-                    } else {
-                        flushSmall()
-                        pieces.append(.bytes(buffer))
-                    }
+                    flushSmall()
+                    pieces.append(.bytes(buffer))
                 case .file(let path, let offset, let length):
                     guard length > 0 else { continue }
                     flushSmall()
@@ -181,10 +178,7 @@ final class FileRegionBody: Sendable {
 
     /// The error for the first file that no longer holds its bytes; nil while every one does.
     func shrinkError() -> CourierError? {
-        for file in files {
-            if let error = Self.shrinkError(of: file, needing: file.length) { return error }
-        }
-        return nil
+        files.lazy.compactMap { Self.shrinkError(of: $0, needing: $0.length) }.first
     }
 
     /// An error when `file` no longer holds `needed` bytes from its offset; nil when it does or

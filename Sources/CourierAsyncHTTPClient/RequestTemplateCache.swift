@@ -17,15 +17,8 @@ final class RequestTemplateCache: Sendable {
     /// A class, so that taking it out of the lock costs one reference count, not a copy of
     /// every field of the request.
     private final class Template: Sendable {
-        let url: URL
-        let method: NIOHTTP1.HTTPMethod
         let request: HTTPClient.Request
-
-        init(url: URL, method: NIOHTTP1.HTTPMethod, request: HTTPClient.Request) {
-            self.url = url
-            self.method = method
-            self.request = request
-        }
+        init(_ request: HTTPClient.Request) { self.request = request }
     }
 
     private let last = NIOLockedValueBox<Template?>(nil)
@@ -36,11 +29,11 @@ final class RequestTemplateCache: Sendable {
         url: URL, method: NIOHTTP1.HTTPMethod, headers: HTTPHeaders, body: HTTPClient.Body?
     ) throws -> HTTPClient.Request {
         var request: HTTPClient.Request
-        if let cached = last.withLockedValue({ $0 }), cached.method == method, cached.url == url {
+        if let cached = last.withLockedValue({ $0 }), cached.request.method == method, cached.request.url == url {
             request = cached.request
         } else {
             request = try HTTPClient.Request(url: url, method: method)
-            let template = Template(url: url, method: method, request: request)
+            let template = Template(request)
             last.withLockedValue { $0 = template }
         }
         request.headers = headers

@@ -17,15 +17,10 @@ final class ProxyRoutes: Sendable {
     let proxies: ProxyConfiguration
     /// The transport configuration, which each proxied transport copies.
     private let base: AsyncHTTPClientTransport.Configuration
-    private let state = NIOLockedValueBox(State())
+    /// Per route, its transport; nil once shut down.
+    private let transports = NIOLockedValueBox<[Route: AsyncHTTPClientTransport]?>([:])
 
-    private struct State {
-        /// Per server: the transport that tunnels through it, and the one that forwards plain
-        /// HTTP to it in absolute form.
-        var transports: [Route: AsyncHTTPClientTransport] = [:]
-        var isShutDown = false
-    }
-
+    /// A server, and whether plain HTTP is forwarded to it in absolute form or tunnelled.
     private struct Route: Hashable {
         var server: ProxyConfiguration.Server
         var absoluteForm: Bool
@@ -68,13 +63,13 @@ final class ProxyRoutes: Sendable {
     }
 
     private func transport(for route: Route, url: URL) throws -> AsyncHTTPClientTransport {
-        try state.withLockedValue { state in
-            guard !state.isShutDown else {
+        try transports.withLockedValue { transports in
+            guard transports != nil else {
                 throw CourierError(
                     .transportFailed, "the transport is shut down; cannot send \(url.absoluteString)",
                     offendingInput: url.absoluteString)
             }
-            if let transport = state.transports[route] { return transport }
+            if let transport = transports?[route] { return transport }
             var configuration = base
             let server = route.server
             if route.absoluteForm {
@@ -88,7 +83,7 @@ final class ProxyRoutes: Sendable {
                 configuration.clientProxy = .server(host: server.host, port: server.port, authorization: authorization)
             }
             let transport = AsyncHTTPClientTransport(configuration: configuration)
-            state.transports[route] = transport
+            transports?[route] = transport
             return transport
         }
     }
@@ -96,12 +91,12 @@ final class ProxyRoutes: Sendable {
     /// Shuts every proxied transport down; later sends through a proxy fail.
     /// - Throws: the first inner transport's shutdown error.
     func shutdown() async throws {
-        let transports = state.withLockedValue { state in
-            state.isShutDown = true
-            return Array(state.transports.values)
+        let made = transports.withLockedValue { transports in
+            defer { transports = nil }
+            return Array((transports ?? [:]).values)
         }
         var failure: (any Error)?
-        for transport in transports {
+        for transport in made {
             do { try await transport.shutdown() } catch { failure = failure ?? error }
         }
         if let failure { throw failure }

@@ -17,74 +17,60 @@ import Testing
 
 @Suite("Transport: the receive low-water mark for large bodies", .timeLimit(.minutes(2)))
 struct ReceiveLowWaterMarkTests {
-    typealias Policy = LowWaterMarkPolicy
-    static let raised = Policy.raisedMark
-    static let fast = Policy.fastRead
+    static let raised = ReceiveLowWaterMark.raisedMark
+    static let fast = ReceiveLowWaterMark.fastRead
 
-    // MARK: The policy, without a network
+    // MARK: The handler on an EmbeddedChannel, without a network
 
     @Test("raised only after a fast read of a body with a declared length, never above what is due")
-    func raisedForFastBodiesOfKnownLength() {
-        var policy = Policy()
-        policy.headArrived(declaredLength: 8 << 20)
-        #expect(policy.bodyPartArrived(size: 2048) == nil)  // a small read: the mark stays
-        #expect(policy.bodyPartArrived(size: Self.fast) == Self.raised)
-        #expect(policy.bodyPartArrived(size: Self.fast) == nil)  // already raised
+    func raisedForFastBodiesOfKnownLength() throws {
+        let socket = try MarkedChannel()
+        try socket.head(declaredLength: 8 << 20)
+        #expect(try socket.body(2048) == 1)  // a small read: the mark stays
+        #expect(try socket.body(Self.fast) == Self.raised)
+        #expect(try socket.body(Self.fast) == Self.raised)
         // Near the end the mark follows the bytes still due, down to the last one.
-        let due = policy.remaining ?? 0
-        #expect(policy.bodyPartArrived(size: due - 1000) == 1000)
-        #expect(policy.bodyPartArrived(size: 999) == 1)
-        #expect(policy.bodyPartArrived(size: 1) == nil)
-        #expect(policy.responseEnded() == nil)  // already 1
-        #expect(!policy.needsStallCheck)
+        let due = (8 << 20) - 2048 - 2 * Self.fast
+        #expect(try socket.body(due - 1000) == 1000)
+        #expect(try socket.body(999) == 1)
+        #expect(try socket.body(1) == 1)
+        #expect(try socket.end() == 1)
+        try socket.finish()
     }
 
     @Test(
         "never raised without a declared length, and dropped before the end is passed on",
         arguments: [nil, 100] as [Int?])
-    func noLengthOrSmallBody(length: Int?) {
-        var policy = Policy()
-        policy.headArrived(declaredLength: length)
-        #expect(policy.bodyPartArrived(size: Self.fast * 4) == nil)
-        #expect(policy.mark == 1)
-        #expect(policy.responseEnded() == nil)
+    func noLengthOrSmallBody(length: Int?) throws {
+        let socket = try MarkedChannel()
+        try socket.head(declaredLength: length)
+        #expect(try socket.body(Self.fast * 4) == 1)
+        #expect(try socket.end() == 1)
+        try socket.finish()
     }
 
     @Test("a response that ends early (a HEAD, an error) leaves the mark at 1 for the next one")
-    func endWhileRaised() {
-        var policy = Policy()
-        policy.headArrived(declaredLength: 100 << 20)
-        #expect(policy.bodyPartArrived(size: Self.fast) == Self.raised)
-        #expect(policy.responseEnded() == 1)
-        #expect(policy.remaining == nil)
-        policy.headArrived(declaredLength: 10)
-        #expect(policy.bodyPartArrived(size: 10) == nil)
-        #expect(policy.mark == 1)
+    func endWhileRaised() throws {
+        let socket = try MarkedChannel()
+        try socket.head(declaredLength: 100 << 20)
+        #expect(try socket.body(Self.fast) == Self.raised)
+        #expect(try socket.end() == 1)
+        try socket.head(declaredLength: 10)
+        #expect(try socket.body(10) == 1)
+        try socket.finish()
     }
 
     @Test("a stall check drops a mark that saw no read, keeps one that did, and a small read does not raise it again")
-    func stallChecks() {
-        var policy = Policy()
-        policy.headArrived(declaredLength: 100 << 20)
-        #expect(policy.bodyPartArrived(size: Self.fast) == Self.raised)
-        #expect(policy.needsStallCheck)
-        #expect(policy.stallCheckFired() == nil)  // a part arrived since the mark was raised
-        #expect(policy.needsStallCheck)
-        #expect(policy.stallCheckFired() == 1)  // none since the last check: dropped
-        #expect(!policy.needsStallCheck)
-        #expect(policy.stallCheckFired() == nil)
-        #expect(policy.bodyPartArrived(size: 100) == nil)  // a trickle keeps it down
-        #expect(policy.bodyPartArrived(size: Self.fast) == Self.raised)  // fast again
-    }
-
-    @Test("a refused mark is forgotten: the policy keeps the mark the socket has")
-    func refusedMark() {
-        var policy = Policy()
-        policy.headArrived(declaredLength: 100 << 20)
-        #expect(policy.bodyPartArrived(size: Self.fast) == Self.raised)
-        policy.markWasRefused(keeping: 1)
-        #expect(policy.mark == 1)
-        #expect(!policy.needsStallCheck)
+    func stallChecks() throws {
+        let socket = try MarkedChannel()
+        try socket.head(declaredLength: 100 << 20)
+        #expect(try socket.body(Self.fast) == Self.raised)
+        #expect(try socket.stallCheck() == Self.raised)  // a part arrived since the mark was raised
+        #expect(try socket.stallCheck() == 1)  // none since the last check: dropped
+        #expect(try socket.stallCheck() == 1)
+        #expect(try socket.body(100) == 1)  // a trickle keeps it down
+        #expect(try socket.body(Self.fast) == Self.raised)  // fast again
+        try socket.finish()
     }
 
     @Test("the declared length: one Content-Length and no transfer coding")
@@ -92,13 +78,14 @@ struct ReceiveLowWaterMarkTests {
         func head(_ fields: [(String, String)]) -> HTTPResponseHead {
             HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders(fields))
         }
-        #expect(Policy.declaredLength(of: head([("Content-Length", "123")])) == 123)
-        #expect(Policy.declaredLength(of: head([])) == nil)
-        #expect(Policy.declaredLength(of: head([("Content-Length", "0")])) == nil)
-        #expect(Policy.declaredLength(of: head([("Content-Length", "x")])) == nil)
-        #expect(Policy.declaredLength(of: head([("Content-Length", "5"), ("Content-Length", "5")])) == nil)
+        typealias Handler = ReceiveLowWaterMark
+        #expect(Handler.declaredLength(of: head([("Content-Length", "123")])) == 123)
+        #expect(Handler.declaredLength(of: head([])) == nil)
+        #expect(Handler.declaredLength(of: head([("Content-Length", "0")])) == nil)
+        #expect(Handler.declaredLength(of: head([("Content-Length", "x")])) == nil)
+        #expect(Handler.declaredLength(of: head([("Content-Length", "5"), ("Content-Length", "5")])) == nil)
         #expect(
-            Policy.declaredLength(of: head([("Content-Length", "5"), ("Transfer-Encoding", "chunked")])) == nil)
+            Handler.declaredLength(of: head([("Content-Length", "5"), ("Transfer-Encoding", "chunked")])) == nil)
     }
 
     @Test(
@@ -273,5 +260,48 @@ private final class MarkRecorder: ChannelInboundHandler, @unchecked Sendable {
         #else
             return -1
         #endif
+    }
+}
+
+/// A ``ReceiveLowWaterMark`` on an `EmbeddedChannel`, fed response parts; each step returns the
+/// mark the channel was last given (it starts at 1), after checking the handler holds the same.
+private struct MarkedChannel {
+    let channel = EmbeddedChannel()
+    let handler = ReceiveLowWaterMark()
+    // An EmbeddedChannel keeps one value per option type: this reads the last socket option set.
+    let option = ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: 0))
+
+    init() throws {
+        try channel.syncOptions?.setOption(option, value: 1)
+        try channel.pipeline.syncOperations.addHandler(handler)
+    }
+
+    func head(declaredLength: Int?) throws {
+        let headers = HTTPHeaders(declaredLength.map { [("Content-Length", "\($0)")] } ?? [])
+        _ = try mark(after: .head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)))
+    }
+
+    func body(_ size: Int) throws -> Int { try mark(after: .body(ByteBuffer(repeating: 0, count: size))) }
+
+    func end() throws -> Int { try mark(after: .end(nil)) }
+
+    /// The mark after one stall-check interval passes.
+    func stallCheck() throws -> Int {
+        channel.embeddedEventLoop.advanceTime(by: ReceiveLowWaterMark.stallCheck)
+        return try socketMark()
+    }
+
+    func finish() throws { _ = try channel.finish() }
+
+    private func mark(after part: HTTPClientResponsePart) throws -> Int {
+        try channel.writeInbound(part)
+        _ = try channel.readInbound(as: HTTPClientResponsePart.self)  // passed on
+        return try socketMark()
+    }
+
+    private func socketMark() throws -> Int {
+        let mark = try #require(try channel.syncOptions?.getOption(option))
+        #expect(handler.mark == mark)
+        return mark
     }
 }
