@@ -96,7 +96,7 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
 
     /// The request going out now, once it differs from the original one (nil until then, so that
     /// a task whose request never changes copies nothing).
-    private(set) var currentRequest: Request?
+    var currentRequest: Request?
     /// The final response head, once it has arrived.
     private(set) var response: ResponseHead?
     var uploadProgress = ProgressTracker()
@@ -227,8 +227,6 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     }
 
     // MARK: Progress the handle shows
-
-    mutating func send(_ request: Request) { currentRequest = request }
 
     /// Keeps the final response head and says what its body's reader does first, in the same
     /// turn of the lock (see ``readerGate()``).
