@@ -40,10 +40,6 @@ struct AttemptHistory: Sendable {
     /// Resends of exchanges that got no answer (``UnansweredExchange``), decided without the retrier.
     var resends = ResendBudget()
 
-    init(request: Request) {
-        self.request = request
-    }
-
     mutating func adapted(to request: Request) {
         self.request = request
         needsAdapting = false

@@ -181,7 +181,7 @@ extension SessionTask {
         let outgoing = try AttemptPolicy.outgoing(state.request, resuming: resumeData)
         // While what goes out is still the original request, storing it again would only copy it.
         if !state.sendsOriginal || resumeData != nil {
-            machine.withLockedValue { $0.send(outgoing) }
+            machine.withLockedValue { $0.currentRequest = outgoing }
         }
         return outgoing
     }
@@ -225,7 +225,6 @@ extension SessionTask {
     {
         var next = proposed
         if let willRedirect = hooks.willPerformRedirection {
-            let proposed = next
             guard let changed = try await untilStopped({ await willRedirect(self, response, proposed) }) else {
                 return nil
             }

@@ -76,10 +76,10 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// The task's state now.
     public var state: State {
         switch machine.withLockedValue({ $0.state }) {
-        case .notStarted, .paused: return .suspended
-        case .running, .delivering, .stopping(_, .deadlinePassed): return .running
-        case .stopping(_, .cancelled): return .canceling
-        case .finishing, .completed: return .completed
+        case .pending(.notStarted, _), .pending(.paused, _): return .suspended
+        case .pending(.running, _), .pending(.delivering, _), .pending(.stopping(.deadlinePassed), _): return .running
+        case .pending(.stopping(.cancelled), _): return .canceling
+        case .pending(.finishing, _), .completed: return .completed
         }
     }
 
@@ -145,7 +145,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         let deadline = makeDeadline()
         let starts = machine.withLockedValue { machine -> Bool in
             // Waiting never resumes a paused task.
-            guard case .notStarted = machine.state, case .run = machine.start() else { return false }
+            guard case .pending(.notStarted, _) = machine.state, case .run = machine.start() else { return false }
             return true
         }
         guard starts else {
@@ -173,8 +173,8 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
         switch machine.withLockedValue({ $0.cancel(keepingPartialFile: keepingPartialFile) }) {
         case .completeWithoutTransfer:
             publish(.failure(cancelledError()), resumeData: nil, didComplete: manager.taskDidComplete(self))
-        case .interrupt(let interruption):
-            perform(interruption)
+        case .interrupt(let transfer, let readers):
+            stop(transfer, waking: readers)
         case .none:
             break
         }
@@ -183,15 +183,17 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     /// Called by the deadline timer: stops the transfer unless it is already delivering its
     /// outcome. The transfer then unwinds and the task reports `.timedOut`.
     func deadlinePassed() {
-        if let interruption = machine.withLockedValue({ $0.deadlinePassed() }) { perform(interruption) }
+        if let stopped = machine.withLockedValue({ $0.stop(.deadlinePassed) }) {
+            stop(stopped.transfer, waking: stopped.pausedReaders)
+        }
     }
 
     /// Outside the lock: an exchange's cancel action, a cancelled wait or a woken reader may call
     /// back into this task.
-    private func perform(_ interruption: Machine.Interruption) {
-        interruption.cancelExchange?()
-        interruption.cancelWait?()
-        for reader in interruption.pausedReaders { reader.resume() }
+    private func stop(_ transfer: Machine.Transfer, waking readers: [PauseWaiter]) {
+        transfer.cancelExchange?()
+        transfer.cancelWait?()
+        for reader in readers { reader.resume() }
     }
 
     /// Keeps the way to stop the exchange in flight; calls it at once when the task is already
@@ -201,7 +203,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     }
 
     /// True once the task is cancelled or out of time, as its state machine alone says.
-    var isStopping: Bool { machine.withLockedValue { $0.isStopping } }
+    var isStopping: Bool { machine.withLockedValue { $0.readerGate() == .unwind } }
 
     /// Runs `work` (an interceptor's or a hook's code, a retry delay: anything that is neither the
     /// exchange nor a paused reader) so that a stop of this task ends it: on a Swift task of its

@@ -33,39 +33,36 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         }
     }
 
-    /// What a started, unfinished transfer holds.
+    /// What a started, unfinished transfer holds: what stops it, performed outside the lock.
     struct Transfer {
-        var waiters: Waiters
         /// Stops the exchange in flight, as its transport registered it.
         var cancelExchange: (@Sendable () -> Void)?
         /// Stops what the run waits on besides the exchange: an interceptor, a hook, a retry delay.
         var cancelWait: (@Sendable () -> Void)?
     }
 
-    enum State {
-        case notStarted(Waiters)
+    /// Where a task without its outcome yet stands.
+    enum Phase {
+        case notStarted
         case running(Transfer)
         /// Suspended after it started: readers wait at their next chunk.
         case paused(Transfer, pausedReaders: [PauseWaiter])
         /// The whole body is in and the outcome is being put in place (a download's file moved):
         /// too late to cancel, and past the deadline's reach.
-        case delivering(Waiters)
+        case delivering
         /// Cancelled or out of time: the run unwinds; an exchange that registers now is stopped.
-        case stopping(Waiters, StopReason)
+        case stopping(StopReason)
         /// The outcome is decided; completion hooks run before the waiters get it.
-        case finishing(Waiters)
-        // Boxed: the outcome is large, and a state that holds it inline is copied whole (an
-        // outlined copy through the enum's value witness) each time a query such as `isStopping`
-        // matches a case, several times per request; boxed, matching another case copies nothing.
-        indirect case completed(Result<SessionResponse, CourierError>, resumeData: ResumeData?)
+        case finishing
     }
 
-    /// What stops a transfer in flight; performed outside the lock.
-    struct Interruption {
-        var cancelExchange: (@Sendable () -> Void)?
-        var cancelWait: (@Sendable () -> Void)?
-        /// Readers paused at their next chunk, woken so that they see the stop.
-        var pausedReaders: [PauseWaiter] = []
+    enum State {
+        /// Until the outcome is published: where the task stands, and who waits for the outcome.
+        case pending(Phase, Waiters)
+        // Boxed: the outcome is large, and a state that holds it inline is copied whole (an
+        // outlined copy through the enum's value witness) each time a query such as ``readerGate()``
+        // matches a case, several times per request; boxed, matching another case copies nothing.
+        indirect case completed(Result<SessionResponse, CourierError>, resumeData: ResumeData?)
     }
 
     enum StartAction {
@@ -79,8 +76,8 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     enum CancelAction {
         /// Never started: it is finished with `.cancelled` now; ``publish(_:resumeData:)`` that.
         case completeWithoutTransfer
-        /// Stop the transfer; it completes when it has unwound.
-        case interrupt(Interruption)
+        /// Stop the transfer and wake its paused readers; it completes when it has unwound.
+        case interrupt(Transfer, pausedReaders: [PauseWaiter])
         case none
     }
 
@@ -95,45 +92,40 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         case ignore
     }
 
-    private(set) var state: State = .notStarted(Waiters())
+    private(set) var state: State = .pending(.notStarted, Waiters())
 
     /// The request going out now, once it differs from the original one (nil until then, so that
     /// a task whose request never changes copies nothing).
-    private(set) var currentRequest: Request?
+    var currentRequest: Request?
     /// The final response head, once it has arrived.
     private(set) var response: ResponseHead?
     var uploadProgress = ProgressTracker()
     var downloadProgress = ProgressTracker()
-
-    /// True once the transfer must unwind: cancelled, or past its deadline.
-    var isStopping: Bool {
-        if case .stopping = state { return true }
-        return false
-    }
 
     /// What a reader does at its next step: go on, wait (paused) or unwind (stopping).
     enum ReaderGate {
         case proceed, wait, unwind
     }
 
-    /// Whether the task is paused, and ``isStopping``, in one look, which readers take before every attempt and
+    /// Whether the task is paused, and whether it is stopping (cancelled or past its deadline:
+    /// the transfer must unwind), in one look, which readers take before every attempt and
     /// body chunk. Mutating only to look without a copy: matching `state` where it is stored
     /// copies its whole payload first (an outlined copy, several per request); moved out, it is
     /// matched in place and moved back.
     mutating func readerGate() -> ReaderGate {
-        var taken = State.notStarted(Waiters())
+        var taken = State.pending(.notStarted, Waiters())
         swap(&taken, &state)
         defer { swap(&taken, &state) }
         switch taken {
-        case .paused: return .wait
-        case .stopping: return .unwind
-        case .notStarted, .running, .delivering, .finishing, .completed: return .proceed
+        case .pending(.paused, _): return .wait
+        case .pending(.stopping, _): return .unwind
+        case .pending, .completed: return .proceed
         }
     }
 
     /// A download that stops now keeps its partial file: it was cancelled asking for resume data.
     var keepsPartialFile: Bool {
-        if case .stopping(_, .cancelled(keepingPartialFile: true)) = state { return true }
+        if case .pending(.stopping(.cancelled(keepingPartialFile: true)), _) = state { return true }
         return false
     }
 
@@ -147,57 +139,54 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     /// Starts the task, or lets a paused one read again.
     mutating func start() -> StartAction {
         switch state {
-        case .notStarted(let waiters):
-            state = .running(Transfer(waiters: waiters))
+        case .pending(.notStarted, let waiters):
+            state = .pending(.running(Transfer()), waiters)
             return .run
-        case .paused(let transfer, let readers):
-            state = .running(transfer)
+        case .pending(.paused(let transfer, let readers), let waiters):
+            state = .pending(.running(transfer), waiters)
             return .wake(readers)
-        case .running, .delivering, .stopping, .finishing, .completed:
+        case .pending, .completed:
             return .none
         }
     }
 
     /// Pauses a running task; true when it was running.
     mutating func suspend() -> Bool {
-        guard case .running(let transfer) = state else { return false }
-        state = .paused(transfer, pausedReaders: [])
+        guard case .pending(.running(let transfer), let waiters) = state else { return false }
+        state = .pending(.paused(transfer, pausedReaders: []), waiters)
         return true
     }
 
     mutating func cancel(keepingPartialFile: Bool) -> CancelAction {
         let reason = StopReason.cancelled(keepingPartialFile: keepingPartialFile)
-        if let interruption = stop(reason) { return .interrupt(interruption) }
+        if let stopped = stop(reason) { return .interrupt(stopped.transfer, pausedReaders: stopped.pausedReaders) }
         switch state {
-        case .notStarted(let waiters):
-            state = .finishing(waiters)
+        case .pending(.notStarted, let waiters):
+            state = .pending(.finishing, waiters)
             return .completeWithoutTransfer
-        case .stopping(let waiters, .deadlinePassed):
+        case .pending(.stopping(.deadlinePassed), let waiters):
             // A cancel wins over the deadline; what stops the transfer was handed out already.
-            state = .stopping(waiters, reason)
-            return .interrupt(Interruption())
-        case .running, .paused, .delivering, .stopping, .finishing, .completed:
+            state = .pending(.stopping(reason), waiters)
+            return .interrupt(Transfer(), pausedReaders: [])
+        case .pending, .completed:
             return .none
         }
     }
 
-    /// The deadline passed: what to interrupt, or nil when the task is not started, delivering,
-    /// stopping or over.
-    mutating func deadlinePassed() -> Interruption? {
-        stop(.deadlinePassed)
-    }
-
-    /// Stops a running or paused transfer for `reason`: what to interrupt, or nil in any other state.
-    private mutating func stop(_ reason: StopReason) -> Interruption? {
-        let (transfer, readers): (Transfer, [PauseWaiter])
+    /// Stops a running or paused transfer for `reason` (the deadline's; a cancel goes through
+    /// ``cancel(keepingPartialFile:)``): what stops it and the paused readers to wake, so that they
+    /// see the stop; nil when the task is not started, delivering, stopping or over.
+    mutating func stop(_ reason: StopReason) -> (transfer: Transfer, pausedReaders: [PauseWaiter])? {
         switch state {
-        case .running(let running): (transfer, readers) = (running, [])
-        case .paused(let paused, let pausedReaders): (transfer, readers) = (paused, pausedReaders)
-        case .notStarted, .delivering, .stopping, .finishing, .completed: return nil
+        case .pending(.running(let transfer), let waiters):
+            state = .pending(.stopping(reason), waiters)
+            return (transfer, [])
+        case .pending(.paused(let transfer, let readers), let waiters):
+            state = .pending(.stopping(reason), waiters)
+            return (transfer, readers)
+        case .pending, .completed:
+            return nil
         }
-        state = .stopping(transfer.waiters, reason)
-        return Interruption(
-            cancelExchange: transfer.cancelExchange, cancelWait: transfer.cancelWait, pausedReaders: readers)
     }
 
     /// Keeps `cancelExchange` as the way to stop the exchange now in flight (replacing an earlier
@@ -214,15 +203,15 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
 
     private mutating func updateTransfer(_ change: (inout Transfer) -> Void) -> Bool {
         switch state {
-        case .running(var transfer):
+        case .pending(.running(var transfer), let waiters):
             change(&transfer)
-            state = .running(transfer)
-        case .paused(var transfer, let readers):
+            state = .pending(.running(transfer), waiters)
+        case .pending(.paused(var transfer, let readers), let waiters):
             change(&transfer)
-            state = .paused(transfer, pausedReaders: readers)
-        case .stopping:
+            state = .pending(.paused(transfer, pausedReaders: readers), waiters)
+        case .pending(.stopping, _):
             return true
-        case .notStarted, .delivering, .finishing, .completed:
+        case .pending, .completed:
             break
         }
         return false
@@ -231,15 +220,13 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     /// A reader asks to wait until resumed: false when it must not wait (not paused); the
     /// caller then resumes `reader` itself.
     mutating func waitWhilePaused(_ reader: PauseWaiter) -> Bool {
-        guard case .paused(let transfer, var readers) = state else { return false }
+        guard case .pending(.paused(let transfer, var readers), let waiters) = state else { return false }
         readers.append(reader)
-        state = .paused(transfer, pausedReaders: readers)
+        state = .pending(.paused(transfer, pausedReaders: readers), waiters)
         return true
     }
 
     // MARK: Progress the handle shows
-
-    mutating func send(_ request: Request) { currentRequest = request }
 
     /// Keeps the final response head and says what its body's reader does first, in the same
     /// turn of the lock (see ``readerGate()``).
@@ -254,12 +241,12 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     /// the deadline arriving from now on is too late), false when one came first.
     mutating func beginDelivering() -> Bool {
         switch state {
-        case .running(let transfer), .paused(let transfer, _):
-            state = .delivering(transfer.waiters)
+        case .pending(.running, let waiters), .pending(.paused, let waiters):
+            state = .pending(.delivering, waiters)
             return true
-        case .delivering:
+        case .pending(.delivering, _):
             return true
-        case .notStarted, .stopping, .finishing, .completed:
+        case .pending, .completed:
             return false
         }
     }
@@ -267,28 +254,26 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
     /// The transfer's outcome: what to deliver in its place. The caller builds the replacement
     /// error, runs its completion hooks, then ``publish(_:resumeData:)``es what it delivers.
     mutating func complete(_ outcome: Result<SessionResponse, CourierError>) -> CompletionAction {
-        let waiters: Waiters
+        guard case .pending(let phase, let waiters) = state else { return .ignore }
         let action: CompletionAction
-        switch state {
-        case .finishing, .completed:
+        switch phase {
+        case .finishing:
             return .ignore
-        case .notStarted(let left), .delivering(let left):
-            (waiters, action) = (left, .deliver)
-        case .running(let transfer), .paused(let transfer, _):
-            (waiters, action) = (transfer.waiters, .deliver)
-        case .stopping(let left, .cancelled):
+        case .notStarted, .running, .paused, .delivering:
+            action = .deliver
+        case .stopping(.cancelled):
             let isCancelled = if case .failure(let error) = outcome { error.code == .cancelled } else { false }
-            (waiters, action) = (left, isCancelled ? .deliver : .deliverCancelled)
-        case .stopping(let left, .deadlinePassed):
-            (waiters, action) = (left, .deliverTimedOut)
+            action = isCancelled ? .deliver : .deliverCancelled
+        case .stopping(.deadlinePassed):
+            action = .deliverTimedOut
         }
-        state = .finishing(waiters)
+        state = .pending(.finishing, waiters)
         return action
     }
 
     /// Keeps the delivered outcome, and hands back every waiter to resume with it.
     mutating func publish(_ outcome: Result<SessionResponse, CourierError>, resumeData: ResumeData?) -> Waiters {
-        guard case .finishing(let waiters) = state else { return Waiters() }
+        guard case .pending(.finishing, let waiters) = state else { return Waiters() }
         state = .completed(outcome, resumeData: resumeData)
         return waiters
     }
@@ -298,26 +283,15 @@ struct TaskStateMachine<Waiter, PauseWaiter> {
         switch state {
         case .completed(let result, _):
             return result
-        case .notStarted(var waiters):
+        case .pending(let phase, var waiters):
             waiters.add(waiter)
-            state = .notStarted(waiters)
-        case .running, .paused:
-            _ = updateTransfer { $0.waiters.add(waiter) }
-        case .delivering(var waiters):
-            waiters.add(waiter)
-            state = .delivering(waiters)
-        case .stopping(var waiters, let reason):
-            waiters.add(waiter)
-            state = .stopping(waiters, reason)
-        case .finishing(var waiters):
-            waiters.add(waiter)
-            state = .finishing(waiters)
+            state = .pending(phase, waiters)
+            return nil
         }
-        return nil
     }
 }
 
 extension TaskStateMachine: Sendable where Waiter: Sendable, PauseWaiter: Sendable {}
 extension TaskStateMachine.State: Sendable where Waiter: Sendable, PauseWaiter: Sendable {}
+extension TaskStateMachine.Phase: Sendable where PauseWaiter: Sendable {}
 extension TaskStateMachine.Waiters: Sendable where Waiter: Sendable {}
-extension TaskStateMachine.Transfer: Sendable where Waiter: Sendable {}

@@ -21,7 +21,7 @@ enum TaskPhase: String, CaseIterable, CustomStringConvertible {
         case .paused: _ = machine.suspend()
         case .delivering: _ = machine.beginDelivering()
         case .canceling: _ = machine.cancel(keepingPartialFile: false)
-        case .expired: _ = machine.deadlinePassed()
+        case .expired: _ = machine.stop(.deadlinePassed)
         case .finishing: _ = machine.complete(failed)
         case .completed:
             _ = machine.complete(failed)
@@ -42,13 +42,13 @@ let succeeded: Result<SessionResponse, CourierError> = .success(
 extension TestMachine.State {
     var phase: String {
         switch self {
-        case .notStarted: return "notStarted"
-        case .running: return "running"
-        case .paused: return "paused"
-        case .delivering: return "delivering"
-        case .stopping(_, .cancelled): return "canceling"
-        case .stopping(_, .deadlinePassed): return "expired"
-        case .finishing: return "finishing"
+        case .pending(.notStarted, _): return "notStarted"
+        case .pending(.running, _): return "running"
+        case .pending(.paused, _): return "paused"
+        case .pending(.delivering, _): return "delivering"
+        case .pending(.stopping(.cancelled), _): return "canceling"
+        case .pending(.stopping(.deadlinePassed), _): return "expired"
+        case .pending(.finishing, _): return "finishing"
         case .completed: return "completed"
         }
     }
@@ -68,7 +68,7 @@ struct TaskStateMachineTests {
         case .running, .paused, .expired:
             guard case .interrupt = action else { Issue.record("\(action)"); return }
             #expect(machine.state.phase == "canceling")
-            #expect(machine.isStopping)
+            #expect(machine.readerGate() == .unwind)
             #expect(machine.keepsPartialFile)
             // A cancel wins over whatever the transfer raced to, and over the deadline.
             let completion = machine.complete(succeeded)
@@ -81,7 +81,7 @@ struct TaskStateMachineTests {
     @Test(arguments: TaskPhase.allCases)
     func deadline(in phase: TaskPhase) {
         var machine = phase.machine()
-        let interruption = machine.deadlinePassed()
+        let interruption = machine.stop(.deadlinePassed)
         switch phase {
         case .running, .paused:
             #expect(interruption != nil)
@@ -105,7 +105,7 @@ struct TaskStateMachineTests {
         if delivering {
             // From here a cancel and the deadline are too late.
             guard case .none = machine.cancel(keepingPartialFile: false) else { Issue.record("cancel acted"); return }
-            let interruption = machine.deadlinePassed()
+            let interruption = machine.stop(.deadlinePassed)
             #expect(interruption == nil)
             let completion = machine.complete(succeeded)
             #expect(completion == .deliver)
@@ -165,13 +165,13 @@ struct TaskStateMachineTests {
         #expect(waits)
         let secondWaits = machine.waitWhilePaused(2)
         #expect(secondWaits)
-        guard case .interrupt(let interruption) = machine.cancel(keepingPartialFile: false) else {
+        guard case .interrupt(let transfer, let readers) = machine.cancel(keepingPartialFile: false) else {
             Issue.record("no interruption")
             return
         }
-        #expect(interruption.cancelExchange != nil)
-        #expect(interruption.cancelWait != nil)
-        #expect(interruption.pausedReaders == [1, 2])
+        #expect(transfer.cancelExchange != nil)
+        #expect(transfer.cancelWait != nil)
+        #expect(readers == [1, 2])
         // No reader waits from here, and a later exchange or wait is stopped as it registers.
         let waitsAfterStop = machine.waitWhilePaused(3)
         #expect(!waitsAfterStop)
@@ -185,8 +185,8 @@ struct TaskStateMachineTests {
         var machine = TaskPhase.running.machine()
         _ = machine.register(cancelWait: {})
         _ = machine.register(cancelWait: nil)
-        let interruption = machine.deadlinePassed()
-        #expect(interruption?.cancelWait == nil)
+        let interruption = machine.stop(.deadlinePassed)
+        #expect(interruption?.transfer.cancelWait == nil)
         let completion = machine.complete(failed)
         #expect(completion == .deliverTimedOut)
     }
