@@ -328,7 +328,7 @@ extension SessionTask {
             case .becomeDownload(let options, let destination):
                 download = DownloadParameters(options: options, destination: destination, resumeData: nil)
                 // The exchange began with a data task's read-ahead; a file writer gains from a download's.
-                if overrides.readAheadLimit == nil { sent.readAhead.raise(to: TaskOverrides.downloadReadAheadLimit) }
+                if overrides.readAheadLimit == nil { sent.raiseReadAhead?(TaskOverrides.downloadReadAheadLimit) }
             }
         }
         if let streamHandoff {
