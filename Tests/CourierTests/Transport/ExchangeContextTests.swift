@@ -30,13 +30,13 @@ struct ExchangeContextTests {
     }
 
     @Test func theDeadlineIsTheRequestsElseTheTransportsElseNone() {
-        #expect(RequestDeadline(interval: nil, defaultSeconds: nil) == nil)
+        #expect(RequestDeadline(seconds: nil, orElse: nil) == nil)
         let before = NIODeadline.now()
-        let fallback = RequestDeadline(interval: nil, defaultSeconds: 30)?.instant
+        let fallback = RequestDeadline(seconds: nil, orElse: 30)?.instant
         #expect(fallback.map { $0 >= before + .seconds(30) } == true)
         // No usable interval: the transport's default applies.
-        #expect(RequestDeadline(interval: .infinity, defaultSeconds: 30) != nil)
-        let own = RequestDeadline(interval: 1, defaultSeconds: 30)?.instant
+        #expect(RequestDeadline(seconds: .infinity, orElse: 30) != nil)
+        let own = RequestDeadline(seconds: 1, orElse: 30)?.instant
         #expect(own.map { $0 < before + .seconds(30) } == true)
     }
 

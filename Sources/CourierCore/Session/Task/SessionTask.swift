@@ -216,7 +216,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
 
     /// The request's own deadline, else the transport's default; nil for none.
     private func makeDeadline() -> RequestDeadline? {
-        RequestDeadline(interval: originalRequest.timeoutInterval, defaultSeconds: manager.transportDeadlineSeconds)
+        RequestDeadline(seconds: originalRequest.timeoutInterval, orElse: manager.transportDeadlineSeconds)
     }
 
     /// Marks the body as fully received; from here a cancel or the deadline is too late. With
