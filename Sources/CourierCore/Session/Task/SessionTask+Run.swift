@@ -334,7 +334,7 @@ extension SessionTask {
         if let streamHandoff {
             // A stream: the task is done once the head is in, and the caller reads the body.
             try beginDelivering()
-            streamHandoff.hand(sent.body)
+            streamHandoff.withLockedValue { $0 = sent.body }
             return SessionResponse(request: request, response: head, metrics: observer.metrics())
         }
         // The manager's configuration is read field by field: a copy of the whole value would
