@@ -10,12 +10,13 @@ import Foundation
 extension AsyncHTTPClientTransport {
     /// The response as the caller sees it: its body decoded as it is read when decoding is on and
     /// `head` names gzip or deflate, else as it arrived.
-    func response(head: ResponseHead, body: BodyChunks, readAhead: ReadAheadControl = .fixed) -> TransportResponse {
+    func response(head: ResponseHead, body: BodyChunks, raiseReadAhead: (@Sendable (Int) -> Void)?) -> TransportResponse
+    {
         guard configuration.decompressesResponses else {
-            return TransportResponse(head: head, body: body, readAhead: readAhead)
+            return TransportResponse(head: head, body: body, raiseReadAhead: raiseReadAhead)
         }
         return TransportResponse(
             head: head, decoding: body, ratioLimit: configuration.decompressionRatioLimit,
-            ratioFreeSize: configuration.decompressionRatioFreeSize, readAhead: readAhead)
+            ratioFreeSize: configuration.decompressionRatioFreeSize, raiseReadAhead: raiseReadAhead)
     }
 }

@@ -176,11 +176,10 @@ public final class AsyncHTTPClientTransport: Transport {
             },
             // ``Configuration/writesDownloadsOnEventLoop``: only for a body read as it arrives.
             fileWriter: configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally ? exchange : nil)
-        // The delegate alone, not the exchange: a kept control must not keep an exchange whose
+        // The delegate alone, not the exchange: a kept raise must not keep an exchange whose
         // body was dropped from being cancelled.
         return response(
-            head: head, body: chunks,
-            readAhead: ReadAheadControl(raise: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) }))
+            head: head, body: chunks, raiseReadAhead: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) })
     }
 
     /// The body AsyncHTTPClient sends, and the open files of a sendfile body or the task of a

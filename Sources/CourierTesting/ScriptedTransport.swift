@@ -39,7 +39,7 @@ public final class ScriptedTransport: Transport {
         /// for the transport's own.
         public var readAheadLimit: Int?
         /// The highest limit the session raised the read-ahead to once the response head was in
-        /// (``/CourierCore/TransportResponse/readAhead``); nil when it never did.
+        /// (``/CourierCore/TransportResponse/raiseReadAhead``); nil when it never did.
         public var raisedReadAheadLimit: Int?
     }
 
@@ -205,20 +205,20 @@ public final class ScriptedTransport: Transport {
             }
             if fields[.contentLength] == nil { fields[.contentLength] = String(body.count) }
             let head = ResponseHead(status: HTTPResponse.Status(code: status), headerFields: fields, url: request.url)
-            let readAhead = ReadAheadControl(raise: { [state] limit in
+            let raiseReadAhead: @Sendable (Int) -> Void = { [state] limit in
                 state.withLock { state in
                     let raised = state.sent[index].raisedReadAheadLimit
                     if limit > (raised ?? state.sent[index].readAheadLimit ?? 0) {
                         state.sent[index].raisedReadAheadLimit = limit
                     }
                 }
-            })
+            }
             return TransportResponse(
                 head: head,
                 body: Self.chunks(
                     body, size: reply.chunkSize, failsAfter: failsAfter, with: failure,
                     stallingFor: reply.stallsBody ? context : nil, url: request.url),
-                readAhead: readAhead)
+                raiseReadAhead: raiseReadAhead)
         }
     }
 

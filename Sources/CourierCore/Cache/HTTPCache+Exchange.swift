@@ -164,7 +164,7 @@ extension HTTPCache {
             }
         })
         return TransportResponse(
-            head: head, body: recorded, bodyIsDecoded: response.bodyIsDecoded, readAhead: response.readAhead)
+            head: head, body: recorded, bodyIsDecoded: response.bodyIsDecoded, raiseReadAhead: response.raiseReadAhead)
     }
 
     /// Removes what a non-error response to an unsafe request makes stale (§4.4): the target

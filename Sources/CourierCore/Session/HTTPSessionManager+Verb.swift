@@ -143,7 +143,7 @@ extension HTTPSessionManager {
         }
 
         /// `method path` with `parameters`, returned with its body unread; see
-        /// ``HTTPSessionManager/stream(_:_:_:headers:timeout:acceptableStatusCodes:isolation:)``.
+        /// ``stream(_:_:headers:timeout:acceptableStatusCodes:isolation:)``.
         /// - Throws: as that method.
         public func stream(
             _ path: String, parameters: Parameters? = nil, headers: [String: String] = [:], timeout: Duration? = nil,
@@ -155,16 +155,24 @@ extension HTTPSessionManager {
         }
 
         /// `method path` with `content` (a JSON prompt for an API that answers with server-sent
-        /// events or NDJSON, say), returned with its body unread; see
-        /// ``HTTPSessionManager/stream(_:_:_:headers:timeout:acceptableStatusCodes:isolation:)``.
-        /// - Throws: as that method.
+        /// events or NDJSON, say), returned once the final head is in with its body unread
+        /// (``StreamedResponse``: `body`, `lines()`, `serverSentEvents()`, `jsonLines(of:)`), through
+        /// ``SessionManager/stream(_:overrides:uploadProgress:)``: redirects, cookies, the interceptor
+        /// and the hooks apply as for the buffered verbs. Nothing is decoded; the status is checked
+        /// against `acceptableStatusCodes` (nil accepts any, for reading an error's body). Starts on
+        /// the caller's actor as the buffered forms with a ``RequestContent`` do.
+        /// - Throws: ``CourierError`` from building or sending, and `.unacceptableStatusCode` with the
+        ///   head for a status outside `acceptableStatusCodes` (the body is then left unread and the
+        ///   exchange closed).
         public func stream(
             _ path: String, _ content: RequestContent?, headers: [String: String] = [:], timeout: Duration? = nil,
             acceptableStatusCodes: Set<Int>? = HTTPSessionManager.defaultStreamStatusCodes,
             isolation: isolated (any Actor)? = #isolation
         ) async throws -> StreamedResponse {
-            try await manager.stream(
-                method, path, content, headers: headers, timeout: timeout, acceptableStatusCodes: acceptableStatusCodes)
+            let request = try manager.request(method, path, content, headers: headers, timeout: timeout)
+            let response = try await manager.session.stream(request)
+            guard let acceptableStatusCodes else { return response }
+            return try response.validate(statusCodes: acceptableStatusCodes)
         }
     }
 }

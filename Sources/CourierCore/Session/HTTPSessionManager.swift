@@ -25,8 +25,8 @@ import NIOConcurrencyHelpers
 /// ```
 ///
 /// Every verb ends in ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)``
-/// (any serializer) or ``stream(_:_:_:headers:timeout:acceptableStatusCodes:isolation:)`` (the body
-/// unread), and every request in ``request(_:_:_:headers:timeout:)``.
+/// (any serializer) or ``Verb/stream(_:_:headers:timeout:acceptableStatusCodes:isolation:)`` (the
+/// body unread), and every request in ``request(_:_:_:headers:timeout:)``.
 public final class HTTPSessionManager: Sendable {
     /// The URL that paths resolve against, already given its trailing slash; nil when every path is absolute.
     public let baseURL: URL?
@@ -197,24 +197,4 @@ public final class HTTPSessionManager: Sendable {
     /// The statuses a stream accepts unless told otherwise: 200–299, as the buffered verbs'
     /// default response serializers.
     public static let defaultStreamStatusCodes: Set<Int> = Set(200..<300)
-
-    /// `method path` with `content`, returned once the final head is in with its body unread
-    /// (``StreamedResponse``: `body`, `lines()`, `serverSentEvents()`, `jsonLines(of:)`), through
-    /// ``SessionManager/stream(_:overrides:uploadProgress:)``: redirects, cookies, the interceptor and the hooks apply as for
-    /// the buffered verbs. Nothing is decoded; the status is checked against `acceptableStatusCodes`
-    /// (nil accepts any, for reading an error's body). Starts on the caller's actor as
-    /// ``send(_:_:_:headers:timeout:serializer:uploadProgress:downloadProgress:isolation:)`` does.
-    /// - Throws: ``CourierError`` from building or sending, and `.unacceptableStatusCode` with the
-    ///   head for a status outside `acceptableStatusCodes` (the body is then left unread and the
-    ///   exchange closed).
-    public func stream(
-        _ method: HTTPMethod, _ path: String, _ content: RequestContent? = nil, headers: [String: String] = [:],
-        timeout: Duration? = nil, acceptableStatusCodes: Set<Int>? = defaultStreamStatusCodes,
-        isolation: isolated (any Actor)? = #isolation
-    ) async throws -> StreamedResponse {
-        let request = try request(method, path, content, headers: headers, timeout: timeout)
-        let response = try await session.stream(request)
-        guard let acceptableStatusCodes else { return response }
-        return try response.validate(statusCodes: acceptableStatusCodes)
-    }
 }

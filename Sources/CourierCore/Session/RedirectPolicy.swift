@@ -27,14 +27,6 @@ public struct RedirectPolicy: Sendable, Hashable {
         case follow(Request)
     }
 
-    /// True for the statuses this policy follows.
-    public static func isRedirect(_ statusCode: Int) -> Bool {
-        switch statusCode {
-        case 301, 302, 303, 307, 308: return true
-        default: return false
-        }
-    }
-
     /// Decides what follows `response` to `request`, `redirectCount` redirects into the task.
     ///
     /// `canProvideNewBody` says the caller can supply a new body (a need-new-body-stream hook),
@@ -45,7 +37,8 @@ public struct RedirectPolicy: Sendable, Hashable {
         request: Request, response: ResponseHead, redirectCount: Int, canProvideNewBody: Bool = false
     ) throws -> Decision {
         let status = response.statusCode
-        guard Self.isRedirect(status), let location = response.value(forHTTPHeaderField: "Location") else {
+        guard [301, 302, 303, 307, 308].contains(status), let location = response.value(forHTTPHeaderField: "Location")
+        else {
             return .deliver
         }
         guard redirectCount < maximumRedirects else {

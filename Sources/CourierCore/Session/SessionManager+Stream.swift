@@ -21,13 +21,13 @@ extension SessionManager {
     public func stream(
         _ request: Request, overrides: TaskOverrides = TaskOverrides(), uploadProgress: ProgressHandler? = nil
     ) async throws -> StreamedResponse {
-        let handoff = StreamHandoff()
+        let handoff = NIOLockedValueBox<BodyChunks?>(nil)
         let task = makeTask(
             kind: .data, request: request, uploadProgress: uploadProgress, downloadProgress: nil,
             streamHandoff: handoff, overrides: overrides
         ).task
         let response = try await task.response()
-        guard let body = handoff.take() else {
+        guard let body = handoff.withLockedValue({ $0.take() }) else {
             // The task completed without reaching its body: it cannot, but a missing body must
             // not look like an empty one.
             throw CourierError(
@@ -37,14 +37,4 @@ extension SessionManager {
         return StreamedResponse(
             request: response.request, head: response.response, body: body, metrics: response.metrics)
     }
-}
-
-/// Where a stream task leaves the final response's body, unread, for ``SessionManager/stream(_:overrides:uploadProgress:)``.
-/// Dropped unread (the caller gave up first), the body cancels its exchange.
-final class StreamHandoff: Sendable {
-    private let body = NIOLockedValueBox<BodyChunks?>(nil)
-
-    func hand(_ chunks: BodyChunks) { body.withLockedValue { $0 = chunks } }
-
-    func take() -> BodyChunks? { body.withLockedValue { $0.take() } }
 }

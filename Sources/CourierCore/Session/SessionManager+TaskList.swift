@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 /// The manager's list of unfinished tasks: a task joins it when made and leaves it when it
 /// completes, each in one turn of the manager's lock that also reads the hooks the task needs.
 extension SessionManager {
@@ -6,7 +8,7 @@ extension SessionManager {
     func makeTask(
         kind: SessionTask.Kind, request: Request, uploadProgress: ProgressHandler?,
         downloadProgress: ProgressHandler?, download: SessionTask.DownloadParameters? = nil,
-        streamHandoff: StreamHandoff? = nil, overrides: TaskOverrides = TaskOverrides()
+        streamHandoff: NIOLockedValueBox<BodyChunks?>? = nil, overrides: TaskOverrides = TaskOverrides()
     ) -> (task: SessionTask, hooks: SessionHooks) {
         state.withLockedValue { state in
             let task = SessionTask(

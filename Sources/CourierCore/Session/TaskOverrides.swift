@@ -13,7 +13,7 @@ public struct TaskOverrides: Sendable {
     public var retrier: (any RequestRetrier)?
     /// How many response body bytes the transport may read ahead of this task's reader (see
     /// ``ExchangeContext/readAheadLimit``); nil asks for ``downloadReadAheadLimit``
-    /// when the task writes a file (raised through ``TransportResponse/readAhead`` when a
+    /// when the task writes a file (raised through ``TransportResponse/raiseReadAhead`` when a
     /// did-receive-response hook makes it a download) and the transport's own limit otherwise.
     /// A stream whose reader writes to a file or a pipe gains from the download's limit too.
     public var readAheadLimit: Int?

@@ -42,9 +42,6 @@ struct ProgressTracker: Sendable {
 
     /// Returns the value to report, or nil when it would not move forward.
     mutating func advance(completed: Int64, total: Int64?) -> TransferProgress? {
-        if hasReported && completed <= current.completedUnitCount && total == current.totalUnitCount {
-            return nil
-        }
         let next = TransferProgress(
             completedUnitCount: max(completed, hasReported ? current.completedUnitCount : 0),
             totalUnitCount: total ?? current.totalUnitCount)

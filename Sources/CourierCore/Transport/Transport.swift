@@ -63,18 +63,23 @@ public struct TransportResponse: Sendable {
     /// body's bytes are not the ones a `Range` request counts: the session then keeps nothing
     /// of a download for resuming it.
     public var bodyIsDecoded: Bool
-    /// How the reader raises the exchange's read-ahead after the head (see ``ReadAheadControl``);
-    /// ``ReadAheadControl/fixed`` when the transport cannot.
-    public var readAhead: ReadAheadControl
+    /// Lets the transport hold up to the given number of unread body bytes from now on, beyond the
+    /// ``ExchangeContext/readAheadLimit`` it started with; nil when it cannot change its limit
+    /// mid-exchange. The session learns only from the head that a body goes to a file (a
+    /// did-receive-response hook answering `.becomeDownload`), and raises the limit then so that
+    /// download reads as far ahead as one that was a download from the start. It must never lower
+    /// the limit, changes nothing after the body ended, and may be called from any task.
+    public var raiseReadAhead: (@Sendable (Int) -> Void)?
 
     /// Makes a response; `bodyIsDecoded` says whether `body` is decoded from the coding `head`
-    /// names, and `readAhead` how a reader widens the exchange's read-ahead.
+    /// names, and `raiseReadAhead` how a reader widens the exchange's read-ahead.
     public init(
-        head: ResponseHead, body: BodyChunks, bodyIsDecoded: Bool = false, readAhead: ReadAheadControl = .fixed
+        head: ResponseHead, body: BodyChunks, bodyIsDecoded: Bool = false,
+        raiseReadAhead: (@Sendable (Int) -> Void)? = nil
     ) {
         self.head = head
         self.body = body
         self.bodyIsDecoded = bodyIsDecoded
-        self.readAhead = readAhead
+        self.raiseReadAhead = raiseReadAhead
     }
 }

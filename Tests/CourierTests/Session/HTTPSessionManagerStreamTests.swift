@@ -74,7 +74,7 @@ struct HTTPSessionManagerStreamTests {
             let error = await #expect(throws: CourierError.self) { _ = try await manager.get.stream("status/418") }
             #expect(error?.code == .unacceptableStatusCode)
             #expect(error?.response?.statusCode == 418)
-            let any = try await manager.stream(.get, "status/418", acceptableStatusCodes: nil)
+            let any = try await manager.get.stream("status/418", acceptableStatusCodes: nil)
             #expect(any.head.statusCode == 418)
         }
     }

@@ -65,7 +65,7 @@ struct StreamBackpressureTests {
             #expect(heldBack < 24 << 20, "the server wrote \(heldBack >> 20) MiB under a 1 MiB read-ahead")
 
             // Still nobody reads: only the raise lets more in, and only up to the new limit.
-            response.readAhead.raise(to: raised)
+            response.raiseReadAhead?(raised)
             let target = heldBack + raised / 2
             #expect(await server.waitUntilWritten(target) >= target)
             #expect(await server.waitUntilStalled())

@@ -30,13 +30,13 @@ struct ExchangeContextTests {
     }
 
     @Test func theDeadlineIsTheRequestsElseTheTransportsElseNone() {
-        #expect(RequestDeadline(interval: nil, defaultSeconds: nil) == nil)
+        #expect(RequestDeadline(seconds: nil, orElse: nil) == nil)
         let before = NIODeadline.now()
-        let fallback = RequestDeadline(interval: nil, defaultSeconds: 30)?.instant
+        let fallback = RequestDeadline(seconds: nil, orElse: 30)?.instant
         #expect(fallback.map { $0 >= before + .seconds(30) } == true)
         // No usable interval: the transport's default applies.
-        #expect(RequestDeadline(interval: .infinity, defaultSeconds: 30) != nil)
-        let own = RequestDeadline(interval: 1, defaultSeconds: 30)?.instant
+        #expect(RequestDeadline(seconds: .infinity, orElse: 30) != nil)
+        let own = RequestDeadline(seconds: 1, orElse: 30)?.instant
         #expect(own.map { $0 < before + .seconds(30) } == true)
     }
 
@@ -58,20 +58,21 @@ struct ExchangeContextTests {
 
     /// A limit of 1 byte stops the socket after every chunk and a limit of 0 would never let it go
     /// on (no chunk could take the held bytes under it), so the transport holds at least one.
-    /// The control holds the response's delegate, not its exchange: keeping it after the body is
+    /// The raise holds the response's delegate, not its exchange: keeping it after the body is
     /// dropped must still let the drop cancel the exchange and free its connection.
     @Test(.timeLimit(.minutes(1)))
-    func aKeptReadAheadControlLetsADroppedBodyCancelItsExchange() async throws {
+    func aKeptReadAheadRaiseLetsADroppedBodyCancelItsExchange() async throws {
         try await withTransport { server, transport, _ in
-            var control = ReadAheadControl.fixed
+            var raise: (@Sendable (Int) -> Void)?
             do {
                 let response = try await transport.send(
                     Request(url: server.url("/stream-bytes/\(1 << 30)")), context: ExchangeContext())
-                control = response.readAhead
+                raise = response.raiseReadAhead
             }
             let stats = try await server.stats(when: { $0.connectionsOpen == 0 })
             #expect(stats.connectionsOpen == 0)
-            control.raise(to: 64 << 20)  // after the exchange ended: changes nothing
+            #expect(raise != nil)
+            raise?(64 << 20)  // after the exchange ended: changes nothing
         }
     }
 

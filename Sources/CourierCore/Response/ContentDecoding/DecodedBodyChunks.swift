@@ -29,16 +29,16 @@ extension TransportResponse {
     /// the bound and `.contentDecodingFailed` for bytes that do not decode.
     public init(
         head: ResponseHead, decoding body: BodyChunks, ratioLimit: Int, ratioFreeSize: Int,
-        readAhead: ReadAheadControl = .fixed
+        raiseReadAhead: (@Sendable (Int) -> Void)? = nil
     ) {
         guard let coding = ContentCoding(head.headerFields) else {
-            self.init(head: head, body: body, readAhead: readAhead)
+            self.init(head: head, body: body, raiseReadAhead: raiseReadAhead)
             return
         }
         let limit = DecompressionLimit(ratio: ratioLimit, ratioFreeSize: ratioFreeSize)
         self.init(
             head: head, body: body.decoded(coding, limit: limit, url: head.url), bodyIsDecoded: true,
-            readAhead: readAhead)
+            raiseReadAhead: raiseReadAhead)
     }
 }
 

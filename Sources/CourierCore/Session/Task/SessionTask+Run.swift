@@ -327,13 +327,13 @@ extension SessionTask {
             case .becomeDownload(let options, let destination):
                 download = DownloadParameters(options: options, destination: destination, resumeData: nil)
                 // The exchange began with a data task's read-ahead; a file writer gains from a download's.
-                if overrides.readAheadLimit == nil { sent.readAhead.raise(to: TaskOverrides.downloadReadAheadLimit) }
+                if overrides.readAheadLimit == nil { sent.raiseReadAhead?(TaskOverrides.downloadReadAheadLimit) }
             }
         }
         if let streamHandoff {
             // A stream: the task is done once the head is in, and the caller reads the body.
             try beginDelivering()
-            streamHandoff.hand(sent.body)
+            streamHandoff.withLockedValue { $0 = sent.body }
             return SessionResponse(request: request, response: head, metrics: observer.metrics())
         }
         // The manager's configuration is read field by field: a copy of the whole value would

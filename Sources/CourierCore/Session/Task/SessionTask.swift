@@ -40,8 +40,9 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     let uploadProgressHandler: ProgressHandler?
     let downloadProgressHandler: ProgressHandler?
     let download: DownloadParameters?
-    /// Set for `SessionManager.stream(_:)`: the final response's body goes here, unread.
-    let streamHandoff: StreamHandoff?
+    /// Set for `SessionManager.stream(_:)`: the final response's body goes here, unread; dropped
+    /// unread (the caller gave up first), the body cancels its exchange.
+    let streamHandoff: NIOLockedValueBox<BodyChunks?>?
     /// The redirect policy and retrier this task uses instead of, or before, its manager's.
     let overrides: TaskOverrides
 
@@ -55,7 +56,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
     init(
         identifier: Int, kind: Kind, request: Request, manager: SessionManager,
         uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?, download: DownloadParameters?,
-        streamHandoff: StreamHandoff? = nil, overrides: TaskOverrides = TaskOverrides()
+        streamHandoff: NIOLockedValueBox<BodyChunks?>? = nil, overrides: TaskOverrides = TaskOverrides()
     ) {
         self.identifier = identifier
         self.kind = kind
@@ -218,7 +219,7 @@ public final class SessionTask: Sendable, CustomStringConvertible, ExchangeCance
 
     /// The request's own deadline, else the transport's default; nil for none.
     private func makeDeadline() -> RequestDeadline? {
-        RequestDeadline(interval: originalRequest.timeoutInterval, defaultSeconds: manager.transportDeadlineSeconds)
+        RequestDeadline(seconds: originalRequest.timeoutInterval, orElse: manager.transportDeadlineSeconds)
     }
 
     /// Marks the body as fully received; from here a cancel or the deadline is too late. With
