@@ -38,11 +38,8 @@ final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandl
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         }
-        if requestWritten {
-            fail(context)
-        } else {
-            phase = .detected
-        }
+        phase = .detected
+        if requestWritten { fail(context) }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -59,7 +56,7 @@ final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func fail(_ context: ChannelHandlerContext) {
-        if case .failed = phase { return }
+        guard case .detected = phase else { return }
         phase = .failed
         context.fireErrorCaught(mismatch)
         context.close(promise: nil)
