@@ -27,16 +27,17 @@ import NIOSSL
 /// the connection when NIOHTTP2 writes a GOAWAY with an error code. Either way the exchanges
 /// on the connection fail with ``HTTP2ConnectionBroken``, which names the frames or the error.
 ///
-/// It is two handlers sharing this state, both on the connection's event loop: ``Front``
-/// before NIOHTTP2's handler (raw bytes in and out) and ``Back`` right after it (decoded
-/// frames); each stream's ``HTTP2StreamGuard`` reports the failure to its exchange. AsyncHTTPClient offers a hook
-/// into the connection only once its HTTP/2 handlers are in place and the server's SETTINGS
-/// has been read, so ``Front`` may join in the middle of an inbound frame: it counts inbound
-/// bytes whatever they are, and cuts them at frame ends only while their headers make sense;
-/// what the client writes is whole, so its headers are always read.
+/// It is fed by two handlers, both on the connection's event loop: ``Front`` before NIOHTTP2's
+/// handler (raw bytes in and out) and the connection's ``HTTP2StreamWindow`` right after it,
+/// which passes on the decoded frames and the errors NIOHTTP2 reports (``saw(_:)``,
+/// ``caught(_:)``); each stream's ``HTTP2StreamGuard`` reports the failure to its exchange.
+/// AsyncHTTPClient offers a hook into the connection only once its HTTP/2 handlers are in place
+/// and the server's SETTINGS has been read, so ``Front`` may join in the middle of an inbound
+/// frame: it counts inbound bytes whatever they are, and cuts them at frame ends only while
+/// their headers make sense; what the client writes is whole, so its headers are always read.
 ///
 /// It is also what a connection's streams share: each ``HTTP2StreamGuard`` finds it through
-/// ``Back`` and takes the connection's ``window`` and ``probe`` from it.
+/// the connection's ``HTTP2StreamWindow`` and takes the ``probe`` from it.
 final class HTTP2ConnectionGuard {
     /// Bytes in a row from the server that make no progress, after which the connection is
     /// closed: a mebibyte is over 60,000 PING frames, where a well-behaved server sends a few.
@@ -48,8 +49,6 @@ final class HTTP2ConnectionGuard {
     static let maximumAllowance = 8 * resetStreamAllowance
 
     private let limit: Int
-    /// The connection's ``HTTP2StreamWindow``, right after NIOHTTP2's handler.
-    let window = HTTP2StreamWindow()
     /// Notes the request head of each of the connection's streams; nil notes none.
     let probe: RequestHeadProbe?
     private var unproductiveBytes = 0
@@ -57,8 +56,6 @@ final class HTTP2ConnectionGuard {
     private var allowance = 0
     /// What the server sent since the last progress, by frame type (the decoded ones).
     private var unproductiveFrames: [String: Int] = [:]
-    /// The last error NIOHTTP2 reported on the connection, for the message.
-    private var lastConnectionError: (any Error)?
     /// Why the connection was condemned, once it is.
     private var condemnation: Condemnation?
     /// The lowest last-stream-id of the GOAWAYs the server sent: streams above it were never
@@ -78,7 +75,7 @@ final class HTTP2ConnectionGuard {
         case nil: return nil
         case .flood(let reason): return HTTP2ConnectionBroken(reason: reason)
         case .connectionError(let code, let frames, let cause):
-            let cause = [(cause ?? lastConnectionError).map(Self.describe), frames].compactMap { $0 }
+            let cause = [cause.map(Self.describe), frames].compactMap { $0 }
             let detail = cause.isEmpty ? "" : " (\(cause.joined(separator: "; ")))"
             return HTTP2ConnectionBroken(
                 reason: "the HTTP/2 connection failed with \(HTTP2ErrorCode(networkCode: Int(code)).rfcName)\(detail)")
@@ -90,16 +87,15 @@ final class HTTP2ConnectionGuard {
         self.probe = probe
     }
 
-    /// Installs the guard around NIOHTTP2's handler of `channel`, an HTTP/2 connection, and its
-    /// ``window`` right after that handler; a pipeline without one is left as it is. Call on
-    /// the channel's event loop.
+    /// Installs the guard around NIOHTTP2's handler of `channel`, an HTTP/2 connection, with an
+    /// ``HTTP2StreamWindow`` right after that handler; a pipeline without one is left as it is.
+    /// Call on the channel's event loop.
     static func install(onConnection channel: any Channel, ledger: ConnectionLedger) {
         let sync = channel.pipeline.syncOperations
         guard let http2 = try? sync.handler(type: NIOHTTP2Handler.self) else { return }
         let state = HTTP2ConnectionGuard(probe: RequestHeadProbe(ledger: ledger, connection: channel))
         try? sync.addHandler(Front(state), position: .before(http2))
-        try? sync.addHandler(Back(state), position: .after(http2))
-        try? sync.addHandler(state.window, position: .after(http2))
+        try? sync.addHandler(HTTP2StreamWindow(connection: state), position: .after(http2))
     }
 
     // MARK: - Accounting
@@ -129,9 +125,13 @@ final class HTTP2ConnectionGuard {
         if !unproductiveFrames.isEmpty { unproductiveFrames.removeAll(keepingCapacity: true) }
     }
 
-    fileprivate func noted(_ payload: HTTP2Frame.FramePayload) {
+    /// A frame NIOHTTP2 decoded: progress, or counted by its type for the message; a GOAWAY's
+    /// last-stream-id is seen before NIOHTTP2 closes the streams above it.
+    func saw(_ frame: HTTP2Frame) {
         let name: String
-        switch payload {
+        switch frame.payload {
+        case .data(let body) where body.data.readableBytes > 0 || body.endStream: return progressed()
+        case .headers(let headers) where headers.endStream: return progressed()
         case .data: name = "empty DATA"
         case .headers: name = "HEADERS"
         case .priority: name = "PRIORITY"
@@ -139,7 +139,9 @@ final class HTTP2ConnectionGuard {
         case .settings: name = "SETTINGS"
         case .pushPromise: name = "PUSH_PROMISE"
         case .ping: name = "PING"
-        case .goAway: name = "GOAWAY"
+        case .goAway(let last, _, _):
+            goAwayLastStreamID = min(goAwayLastStreamID ?? last, last)
+            name = "GOAWAY"
         case .windowUpdate: name = "WINDOW_UPDATE"
         case .alternativeService: name = "ALTSVC"
         case .origin: name = "ORIGIN"
@@ -159,14 +161,12 @@ final class HTTP2ConnectionGuard {
         condemnation = .connectionError(goAwayCode, frames: unproductiveFrameSummary, cause: nil)
     }
 
-    fileprivate func caught(_ error: any Error) {
-        // NIOHTTP2 reports the error that made it write GOAWAY right after; what follows the
-        // close (TLS's unclean shutdown) says nothing about the server.
-        if case .connectionError(let code, let frames, let cause) = condemnation {
-            if cause == nil { condemnation = .connectionError(code, frames: frames, cause: error) }
-        } else {
-            lastConnectionError = error
-        }
+    /// An error NIOHTTP2 reported on the connection.
+    func caught(_ error: any Error) {
+        // NIOHTTP2 reports the error that made it write GOAWAY right after the GOAWAY; what
+        // follows the close (TLS's unclean shutdown) says nothing about the server.
+        guard case .connectionError(let code, let frames, .none) = condemnation else { return }
+        condemnation = .connectionError(code, frames: frames, cause: error)
     }
 
     /// Why `stream` closed without an answer, when the guard knows: it closed the connection
@@ -177,8 +177,7 @@ final class HTTP2ConnectionGuard {
     /// have been processed. Call on the stream's event loop.
     func whyClosed(_ stream: any Channel) -> (any Error)? {
         if let failure { return failure }
-        guard let options = stream.syncOptions else { return nil }
-        guard let id = try? options.getOption(HTTP2StreamChannelOptions.streamID) else {
+        guard let id = try? stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) else {
             return HTTP2StreamNeverOpened()
         }
         return leftOut(id)
@@ -206,7 +205,8 @@ final class HTTP2ConnectionGuard {
 
 extension HTTP2ConnectionGuard {
     /// Before NIOHTTP2's handler: counts the server's bytes, drops them once the connection
-    /// is condemned, and reads the frame headers the client writes.
+    /// is condemned (NIOHTTP2 decodes no more after a connection error: they would only pile
+    /// up), and reads the frame headers the client writes.
     final class Front: ChannelDuplexHandler, RemovableChannelHandler {
         typealias InboundIn = ByteBuffer
         typealias InboundOut = ByteBuffer
@@ -220,8 +220,6 @@ extension HTTP2ConnectionGuard {
         private var inbound = HTTP2FrameHeaderScanner(maximumFrameLength: 1 << 14)
         /// The start of a frame whose end has not arrived yet, held back until more bytes do.
         private var unfinishedFrame: ByteBuffer?
-        private var closesAfterFlush = false
-        private var isClosing = false
 
         init(_ state: HTTP2ConnectionGuard) {
             self.state = state
@@ -234,7 +232,7 @@ extension HTTP2ConnectionGuard {
         /// up leaves it alone. Reads cut anywhere grew it to 256 MiB over a fast 1 GiB download
         /// (BENCHMARKS.md, "HTTP/2 download memory"). Only a slice is held, never a copy.
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            guard !isClosing else { return }
+            guard state.condemnation == nil else { return }
             var bytes = unwrapInboundIn(data)
             state.received(bytes.readableBytes)
             let end = inbound.isLost ? nil : bytes.withUnsafeReadableBytes { inbound.scan($0) { _ in } }
@@ -249,17 +247,14 @@ extension HTTP2ConnectionGuard {
             } else {
                 context.fireChannelRead(wrapInboundOut(bytes))
             }
-            if state.condemnsFlood() {
-                isClosing = true
-                Self.abort(context)
-            }
+            if state.condemnsFlood() { Self.abort(context) }
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             // Closures written at the call, not stored: non-escaping, they cost no allocation.
             switch unwrapOutboundIn(data) {
             case .byteBuffer(let buffer):
-                _ = buffer.withUnsafeReadableBytes { bytes in outbound.scan(bytes) { written($0) } }
+                _ = buffer.withUnsafeReadableBytes { bytes in outbound.scan(bytes) { written($0, context) } }
             case .fileRegion(let region):
                 outbound.skip(region.readableBytes)
             }
@@ -268,25 +263,15 @@ extension HTTP2ConnectionGuard {
 
         /// A frame the client wrote: DATA is progress; RST_STREAM lets what the server had in
         /// flight on it through; a GOAWAY with an error code condemns.
-        private func written(_ frame: HTTP2FrameHeaderScanner.Frame) {
+        private func written(_ frame: HTTP2FrameHeaderScanner.Frame, _ context: ChannelHandlerContext) {
             if frame.type == HTTP2FrameHeaderScanner.Frame.dataType, frame.length > 0 {
                 state.progressed()
             } else if frame.type == HTTP2FrameHeaderScanner.Frame.resetStreamType {
                 state.clientResetStream()
             } else if let code = frame.goAwayErrorCode, code != 0 {
                 state.condemnForError(goAwayCode: code)
-                closesAfterFlush = true
-                // NIOHTTP2 stopped decoding: what else arrives would only pile up.
-                isClosing = true
-            }
-        }
-
-        func flush(context: ChannelHandlerContext) {
-            context.flush()
-            if closesAfterFlush {
-                closesAfterFlush = false
-                // On the next turn of the loop: NIOHTTP2 flushes its GOAWAY before it reports
-                // the error behind it, which the message quotes.
+                // On a later turn of the loop: NIOHTTP2 flushes its GOAWAY (at the end of the read
+                // at the latest) and reports the error behind it, which the message quotes, first.
                 context.eventLoop.assumeIsolated().execute { Self.abort(context) }
             }
         }
@@ -304,40 +289,6 @@ extension HTTP2ConnectionGuard {
         }
     }
 
-    /// After NIOHTTP2's handler: sees the decoded frames, for progress and the message, and the
-    /// errors NIOHTTP2 reports on the connection.
-    final class Back: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = HTTP2Frame
-        typealias InboundOut = HTTP2Frame
-
-        let state: HTTP2ConnectionGuard
-
-        init(_ state: HTTP2ConnectionGuard) {
-            self.state = state
-        }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let frame = unwrapInboundIn(data)
-            if case .goAway(let last, _, _) = frame.payload {
-                // Seen before NIOHTTP2 closes the streams above it.
-                state.goAwayLastStreamID = min(state.goAwayLastStreamID ?? last, last)
-            }
-            switch frame.payload {
-            case .data(let body) where body.data.readableBytes > 0 || body.endStream:
-                state.progressed()
-            case .headers(let headers) where headers.endStream:
-                state.progressed()
-            case let payload:
-                state.noted(payload)
-            }
-            context.fireChannelRead(data)
-        }
-
-        func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            if !(error is HTTP2ConnectionBroken) { state.caught(error) }
-            context.fireErrorCaught(error)
-        }
-    }
 }
 
 /// An HTTP/2 connection that ``HTTP2ConnectionGuard`` closed; the transport reports it as

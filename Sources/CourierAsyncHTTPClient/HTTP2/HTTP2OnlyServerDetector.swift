@@ -18,8 +18,8 @@ final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandl
     private enum Phase {
         /// Nothing read yet; `requestWritten` says whether a request went out.
         case waiting(requestWritten: Bool)
-        /// The server's first bytes were HTTP/2, before any request went out: the error waits
-        /// for the request (an idle connection that fails is just replaced by the pool).
+        /// The server's first bytes were HTTP/2: the error waits for a request to go out (an
+        /// idle connection that fails is just replaced by the pool).
         case detected
         case failed
     }
@@ -38,28 +38,22 @@ final class HTTP2OnlyServerDetector: ChannelDuplexHandler, RemovableChannelHandl
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         }
-        if requestWritten {
-            fail(context)
-        } else {
-            phase = .detected
-        }
+        phase = .detected
+        if requestWritten { fail(context) }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         context.write(data, promise: promise)
-        switch phase {
-        case .waiting:
+        if case .waiting = phase {
             phase = .waiting(requestWritten: true)
-        case .detected:
+        } else if case .detected = phase {
             // Not from within the request handler's own write.
             context.eventLoop.assumeIsolated().execute { [self] in fail(context) }
-        case .failed:
-            break
         }
     }
 
     private func fail(_ context: ChannelHandlerContext) {
-        if case .failed = phase { return }
+        guard case .detected = phase else { return }
         phase = .failed
         context.fireErrorCaught(mismatch)
         context.close(promise: nil)

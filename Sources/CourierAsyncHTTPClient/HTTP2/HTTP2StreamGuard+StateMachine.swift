@@ -21,10 +21,8 @@ extension HTTP2StreamGuard {
             /// A whole 2xx response arrived while the body is going out; its end is held. `cut` is
             /// the error or close that ended the stream meanwhile, if any.
             case answered(trailers: HTTPHeaders?, awaitingBytes: Bool, cut: (any Error)?)
-            /// A status code below 100 failed the exchange: nothing more is read.
-            case refused
-            /// The guard handed over an end while the body was unfinished: the handler has dropped
-            /// its request, and sees nothing more.
+            /// The guard handed over an end while the body was unfinished, or failed the exchange (a
+            /// status code below 100): the handler has dropped its request, and sees nothing more.
             case finished
         }
 
@@ -64,7 +62,7 @@ extension HTTP2StreamGuard {
 
         mutating func read(_ part: HTTPClientResponsePart) -> ReadAction {
             switch state {
-            case .refused, .finished, .answered:
+            case .finished, .answered:
                 // Nothing follows a response's end on its stream.
                 return .drop
             case .holdingHead(var held, let readPending):
@@ -76,11 +74,13 @@ extension HTTP2StreamGuard {
                 break
             }
             if case .head(let head) = part, head.status.code < 100 {
-                state = .refused
+                state = .finished
                 return .refuse(head.status.code)
             }
             switch (state, part) {
-            case (.uploading(let writerStarted), .head(let head)) where head.isFinal:
+            // A head AsyncHTTPClient takes as the response's (it skips other 1xx heads).
+            case (.uploading(let writerStarted), .head(let head))
+            where head.status.code >= 200 || head.status == .switchingProtocols:
                 if head.status.code < 300, !writerStarted {
                     state = .holdingHead([part], readPending: false)
                     return .drop
@@ -150,7 +150,7 @@ extension HTTP2StreamGuard {
             case .holdingHead(let held, _):
                 state = .uploading(writerStarted: true)
                 return .release(held)
-            case .passing, .uploading, .answering, .refused:
+            case .passing, .uploading, .answering:
                 return .forward
             }
         }
@@ -167,7 +167,7 @@ extension HTTP2StreamGuard {
         /// part has been passed on, when it is the body's end.
         mutating func write(_ part: HTTPClientRequestPart) -> HTTPHeaders?? {
             switch (part, state) {
-            case (_, .finished), (_, .refused), (.body, _):
+            case (_, .finished), (.body, _):
                 return nil
             case (.head, _):
                 // Until an end follows (at once for a request without a body).
@@ -197,11 +197,9 @@ extension HTTP2StreamGuard {
                 return .hold
             case .answering(let status, _):
                 state = .answering(status: status, awaitingBytes: true)
-            case .answered(let trailers, _, let cut):
-                guard cut != nil else {
-                    state = .answered(trailers: trailers, awaitingBytes: true, cut: nil)
-                    break
-                }
+            case .answered(let trailers, _, nil):
+                state = .answered(trailers: trailers, awaitingBytes: true, cut: nil)
+            case .answered(let trailers, _, _?):
                 state = .finished
                 return .deliverEnd(trailers)
             default:
@@ -213,15 +211,8 @@ extension HTTP2StreamGuard {
         /// The handler closes the stream: it failed or ended the exchange itself and has its
         /// request no more; nothing held is owed to it.
         mutating func handlerClosed() {
-            switch state {
-            case .finished, .refused: return
-            default: state = .passing
-            }
+            if case .finished = state { return }
+            state = .passing
         }
     }
-}
-
-extension HTTPResponseHead {
-    /// Whether AsyncHTTPClient takes this head as the response's (it skips other 1xx heads).
-    fileprivate var isFinal: Bool { status.code >= 200 || status == .switchingProtocols }
 }

@@ -39,29 +39,27 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPClientRequestPart
 
     private var machine = StateMachine()
+    /// The connection's window, and through it the connection's guard; nil in tests.
     private let window: HTTP2StreamWindow?
-    private let connection: HTTP2ConnectionGuard?
     private var streamID: HTTP2StreamID?
     /// The reader asked for bytes it has not been given yet (for the window).
     private var isReading = false
 
     /// `streamID` is for a stream that has one already (tests); others look it up on flush.
-    init(window: HTTP2StreamWindow? = nil, connection: HTTP2ConnectionGuard? = nil, streamID: HTTP2StreamID? = nil) {
+    init(window: HTTP2StreamWindow? = nil, streamID: HTTP2StreamID? = nil) {
         self.window = window
-        self.connection = connection
         self.streamID = streamID
     }
 
     /// Adds the guard right after an HTTP/2 stream's frame codec (next to the request handler),
-    /// with its connection's ``HTTP2ConnectionGuard`` and what that holds. Call on the stream's
-    /// event loop; a pipeline without the codec is left as it is.
+    /// with its connection's ``HTTP2StreamWindow``, which holds the ``HTTP2ConnectionGuard``.
+    /// Call on the stream's event loop; a pipeline without the codec is left as it is.
     static func install(onStream stream: any Channel) {
         let sync = stream.pipeline.syncOperations
         guard let codec = try? sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) else { return }
         // A stream shares its connection's event loop.
-        let connection = (try? stream.parent?.pipeline.syncOperations.handler(type: HTTP2ConnectionGuard.Back.self))?
-            .state
-        let handler = HTTP2StreamGuard(window: connection?.window, connection: connection)
+        let window = try? stream.parent?.pipeline.syncOperations.handler(type: HTTP2StreamWindow.self)
+        let handler = HTTP2StreamGuard(window: window)
         do {
             try sync.addHandler(handler, position: .after(codec))
         } catch {
@@ -114,17 +112,12 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .cancel,
-            let leftOut = connection?.leftOut(closed.streamID)
-        {
-            streamEnded(leftOut, context)
-        } else {
-            streamEnded(error, context)
-        }
+        let closed = (error as? NIOHTTP2Errors.StreamClosed).flatMap { $0.errorCode == .cancel ? $0 : nil }
+        streamEnded(closed.flatMap { window?.connection?.leftOut($0.streamID) } ?? error, context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let reason = connection?.whyClosed(context.channel) { streamEnded(reason, context) }
+        if let reason = window?.connection?.whyClosed(context.channel) { streamEnded(reason, context) }
         streamEnded(nil, context)
     }
 
@@ -132,7 +125,7 @@ final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
-        if case .head(let head) = part, let probe = connection?.probe {
+        if case .head(let head) = part, let probe = window?.connection?.probe {
             probe.note(head)
             if let host = head.headers.first(name: "host") { probe.ledger.noteHTTP2Loop(context.eventLoop, host: host) }
         }

@@ -19,7 +19,9 @@ import NIOHTTP2
 /// stream's reader has not asked for more since its last frame, so the frame will wait. A
 /// reader that keeps up gets the slice itself (no copy on a fast download's path); what then
 /// waits in Courier's read-ahead is compacted there (`ResponseStreamStateMachine.compacted`).
-/// All of it runs on the connection's event loop.
+/// Being the handler right after NIOHTTP2's, it also passes the decoded frames and NIOHTTP2's
+/// errors on to the connection's ``HTTP2ConnectionGuard`` (``connection``), which the streams'
+/// guards find here. All of it runs on the connection's event loop.
 final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
@@ -46,14 +48,17 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let target: Int
+    /// The guard of the connection this handler is in; nil in a pipeline without one (tests).
+    let connection: HTTP2ConnectionGuard?
     /// Read, changed and stored back whole: changing a flow in place (`flows[id]?.held += n`)
     /// cost 12 more allocations per HTTP/2 POST in the benchmark.
     private var flows: [HTTP2StreamID: Flow] = [:]
     /// This handler's context while it is in a pipeline: a tap's report may lead to a grant.
     private var context: ChannelHandlerContext?
 
-    init(target: Int = HTTP2StreamWindow.defaultTarget) {
+    init(target: Int = HTTP2StreamWindow.defaultTarget, connection: HTTP2ConnectionGuard? = nil) {
         self.target = max(target, 4)
+        self.connection = connection
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -68,6 +73,7 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        connection?.saw(frame)
         switch frame.payload {
         case .data(let payload):
             let flow = flows[frame.streamID]
@@ -91,6 +97,11 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection?.caught(error)
+        context.fireErrorCaught(error)
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let created as NIOHTTP2StreamCreatedEvent:
@@ -99,15 +110,13 @@ final class HTTP2StreamWindow: ChannelDuplexHandler, RemovableChannelHandler {
                 flow.window = Int(initial)
                 flows[created.streamID] = flow
             }
-        case let updated as NIOHTTP2WindowUpdatedEvent where updated.streamID != .rootStream:
+        case var updated as NIOHTTP2WindowUpdatedEvent where updated.streamID != .rootStream:
             guard let window = updated.inboundWindowSize, var flow = flows[updated.streamID] else { break }
             flow.window = window
             flows[updated.streamID] = flow
             guard flow.isAdopted else { break }
-            let silenced = NIOHTTP2WindowUpdatedEvent(
-                streamID: updated.streamID, inboundWindowSize: Self.silencedWindow,
-                outboundWindowSize: updated.outboundWindowSize)
-            context.fireUserInboundEventTriggered(silenced)
+            updated.inboundWindowSize = Self.silencedWindow
+            context.fireUserInboundEventTriggered(updated)
             return
         case let closed as StreamClosedEvent:
             flows[closed.streamID] = nil
