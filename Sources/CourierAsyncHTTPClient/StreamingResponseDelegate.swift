@@ -148,11 +148,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// What a take gives the reader: a part (nil at the end, wrapped), or nil to wait.
     private static func outcome(_ take: Machine.Take, ended: inout Bool) throws -> ByteBuffer?? {
         switch take {
-        case .part(let part, let resumed):
+        case .part(let part, let resumed, let isLast):
             resumed?.succeed(())
-            return .some(part)
-        case .lastPart(let part):
-            ended = true
+            ended = isLast
             return .some(part)
         case .end: return .some(nil)
         case .failure(let error): throw error
@@ -250,7 +248,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
             write(CircularBuffer(CollectionOfOne(buffer)), with: writer, task: task)
         case .deliver(let waiter):
             waiter.resume(returning: buffer)
-        case .held, .drop:
+        case .readOn:
             break
         case .pause(let promise):
             return promise.futureResult
