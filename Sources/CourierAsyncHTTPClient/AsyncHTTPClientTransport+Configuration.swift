@@ -141,7 +141,7 @@ extension AsyncHTTPClientTransport {
                     idleTimeout: idleTimeout,
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: clientProxy,
-                // The transport decodes bodies itself (see `response(head:body:)`).
+                // The transport decodes bodies itself (see `send(_:context:)`).
                 decompression: .disabled)
             configuration.httpVersion = allowsHTTP2 ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
