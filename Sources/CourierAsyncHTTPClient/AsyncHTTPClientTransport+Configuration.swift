@@ -141,7 +141,7 @@ extension AsyncHTTPClientTransport {
                     idleTimeout: idleTimeout,
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: clientProxy,
-                // The transport decodes bodies itself (see `response(head:body:)`).
+                // The transport decodes bodies itself (see `send(_:context:)`).
                 decompression: .disabled)
             configuration.httpVersion = allowsHTTP2 ? .automatic : .http1Only
             configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
@@ -149,8 +149,6 @@ extension AsyncHTTPClientTransport {
             // own per request, beside the session's task and attempt spans (see
             // `SessionManager.Configuration.tracer`): its tracing is always off, by value.
             configuration.tracing.tracer = nil
-            let forwardsInAbsoluteForm = forwardsInAbsoluteForm
-            let raisesReceiveLowWaterMark = raisesReceiveLowWaterMark
             let mismatch = NoCommonProtocol(
                 offered: configuration.httpVersion == .automatic ? ["h2", "http/1.1"] : ["http/1.1"],
                 remedy: "allowsHTTP2 (courier: without --http1.1)")
@@ -162,7 +160,8 @@ extension AsyncHTTPClientTransport {
             // same); over TLS an HTTP2OnlyServerDetector before it, for the server that speaks
             // only HTTP/2 to a client that offered only HTTP/1.1; and wide reads and the receive
             // low-water mark over plain HTTP (``ReceiveLowWaterMark``).
-            configuration.http1_1ConnectionDebugInitializer = { channel in
+            configuration.http1_1ConnectionDebugInitializer = {
+                [forwardsInAbsoluteForm, raisesReceiveLowWaterMark] channel in
                 channel.runOnLoop { channel in
                     let sync = channel.pipeline.syncOperations
                     let isTLS = (try? sync.handler(type: NIOSSLClientHandler.self)) != nil

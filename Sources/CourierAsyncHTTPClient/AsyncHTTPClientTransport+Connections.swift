@@ -30,10 +30,6 @@ final class ConnectionLedger: Sendable {
     /// The event loop of each origin's HTTP/2 connection, by the Host header its streams send.
     private let http2Loops = NIOLockedValueBox<[String: any EventLoop]>([:])
 
-    init() {
-        notes.withLockedValue { $0.reserveCapacity(Self.capacity) }
-    }
-
     func record(_ head: HTTPRequestHead, _ info: ConnectionInfo) {
         notes.withLockedValue { notes in
             if notes.count >= Self.capacity { notes.removeFirst() }

@@ -178,8 +178,17 @@ public final class AsyncHTTPClientTransport: Transport {
             fileWriter: configuration.writesDownloadsOnEventLoop && context.readsBodyIncrementally ? exchange : nil)
         // The delegate alone, not the exchange: a kept raise must not keep an exchange whose
         // body was dropped from being cancelled.
-        return response(
-            head: head, body: chunks, raiseReadAhead: { [delegate] in delegate.raiseBufferedByteLimit(to: $0) })
+        let raiseReadAhead: @Sendable (Int) -> Void = { [delegate] in delegate.raiseBufferedByteLimit(to: $0) }
+        // Courier decodes rather than AsyncHTTPClient: its decoder is a handler in every
+        // connection's pipeline that every response passes through, coded or not, at about 5% of
+        // the instructions of a small GET; here a response without a coding costs one look at
+        // its header fields.
+        guard configuration.decompressesResponses else {
+            return TransportResponse(head: head, body: chunks, raiseReadAhead: raiseReadAhead)
+        }
+        return TransportResponse(
+            head: head, decoding: chunks, ratioLimit: configuration.decompressionRatioLimit,
+            ratioFreeSize: configuration.decompressionRatioFreeSize, raiseReadAhead: raiseReadAhead)
     }
 
     /// The body AsyncHTTPClient sends, and the open files of a sendfile body or the task of a
@@ -272,27 +281,6 @@ public final class AsyncHTTPClientTransport: Transport {
         return HTTPField.Name(name)
     }
 
-    /// The schemes AsyncHTTPClient connects with.
-    static let supportedSchemes: Set<String> = ["http", "https", "http+unix", "https+unix", "unix"]
-
-    /// `.unsupportedScheme` when AsyncHTTPClient refused `url` for its scheme or for a missing host.
-    static func unsupportedURL(_ url: URL, error: HTTPClientError) -> CourierError? {
-        let target = url.absoluteString
-        guard let scheme = url.scheme?.lowercased(), supportedSchemes.contains(scheme) else {
-            let named = url.scheme.map { "the scheme \"\($0)\"" } ?? "no scheme"
-            return CourierError(
-                .unsupportedScheme, "\(target) has \(named); Courier speaks http and https", offendingInput: target,
-                underlyingError: error)
-        }
-        let needsHost = scheme == "http" || scheme == "https"
-        if needsHost, url.host?.isEmpty ?? true {
-            return CourierError(
-                .unsupportedScheme, "\(target) names no host to connect to", offendingInput: target,
-                underlyingError: error)
-        }
-        return nil
-    }
-
     /// Maps AsyncHTTPClient, NIO and cancellation errors onto Courier's codes, keeping the original.
     static func courierError(from error: any Error, url: URL) -> CourierError {
         if let error = error as? CourierError { return error }
@@ -309,9 +297,6 @@ public final class AsyncHTTPClientTransport: Transport {
                 "the server answered \(target) with status code \(code), which is not an HTTP status (100-599)",
                 offendingInput: code, underlyingError: error)
         }
-        // Checked here, on the failure path, rather than before every send: reading a URL's
-        // scheme is not free, and AsyncHTTPClient refuses these URLs before any I/O.
-        if let error = error as? HTTPClientError, let refused = unsupportedURL(url, error: error) { return refused }
         let (code, message) = describe(error, target: target, url: url)
         return CourierError(code, message, offendingInput: target, underlyingError: error)
     }
@@ -337,6 +322,12 @@ public final class AsyncHTTPClientTransport: Transport {
                 )
             case HTTPClientError.bodyLengthMismatch:
                 return (.bodyLengthMismatch, "the body sent to \(target) did not match its declared length")
+            // Refused before any I/O, as AsyncHTTPClient builds the request: no check before every send.
+            case HTTPClientError.emptyScheme, HTTPClientError.unsupportedScheme(url.scheme ?? ""):
+                let named = url.scheme.map { "the scheme \"\($0)\"" } ?? "no scheme"
+                return (.unsupportedScheme, "\(target) has \(named); Courier speaks http and https")
+            case HTTPClientError.emptyHost:
+                return (.unsupportedScheme, "\(target) names no host to connect to")
             default:
                 return (.transportFailed, "the request to \(target) failed: \(error.shortDescription)")
             }

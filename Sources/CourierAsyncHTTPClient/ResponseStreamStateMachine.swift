@@ -10,7 +10,7 @@ import NIOHTTP1
 /// touches no event loop and no continuation, so it is tested with plain values. The waiters are
 /// type parameters for that reason: continuations in `StreamingResponseDelegate`, tokens in the tests.
 struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
-    /// Held body parts, their size, and the reader's limit.
+    /// Held body parts and their size.
     struct Held {
         /// The oldest part held, kept inline: a small response that waits for its reader waits as
         /// one part, which then costs no buffer of its own. Nil only when nothing is held.
@@ -18,13 +18,6 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         /// The parts after `first`, in order; made when a second part waits.
         private var rest: CircularBuffer<ByteBuffer>?
         private(set) var bytes = 0
-        /// Bytes held before reads from the socket pause; at least 1, so that a paused socket
-        /// always has a part whose taking resumes it. Only ever raised.
-        var limit: Int
-
-        init(limit: Int) {
-            self.limit = limit
-        }
 
         var isEmpty: Bool { first == nil }
 
@@ -70,16 +63,16 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         /// outside the lock (parts that arrive meanwhile are held for it).
         var file: (writer: FileWriter, isWriting: Bool)?
 
-        /// The paused socket, taken to be resumed, once the held bytes are below the limit.
-        mutating func resumable() -> EventLoopPromise<Void>? {
-            guard held.bytes < held.limit, let paused = pausedSocket else { return nil }
+        /// The paused socket, taken to be resumed, once the held bytes are below `limit`.
+        mutating func resumable(under limit: Int) -> EventLoopPromise<Void>? {
+            guard held.bytes < limit, let paused = pausedSocket else { return nil }
             pausedSocket = nil
             return paused
         }
     }
 
     enum State {
-        case awaitingHead(waiter: HeadWaiter?, limit: Int)
+        case awaitingHead(waiter: HeadWaiter?)
         case streaming(HTTPResponseHead, Streaming)
         /// Ended, well (the head) or badly (the error); the parts not read yet are still the
         /// reader's, before the error. `writing` is the file's writer when the end came during a
@@ -88,9 +81,13 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     }
 
     private(set) var state: State
+    /// Bytes held before reads from the socket pause, whatever the state until the end; at least
+    /// 1, so that a paused socket always has a part whose taking resumes it. Only ever raised.
+    private var limit: Int
 
     init(bufferedByteLimit: Int) {
-        state = .awaitingHead(waiter: nil, limit: max(1, bufferedByteLimit))
+        state = .awaitingHead(waiter: nil)
+        limit = max(1, bufferedByteLimit)
     }
 
     /// Moves the state out for a transition, which puts the next one back before it returns.
@@ -98,7 +95,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// event), and the held parts' buffer again at its first change (copy-on-write: the state
     /// still shared it); moved out, the payload has one owner and changes in place.
     private mutating func takeState() -> State {
-        var taken = State.awaitingHead(waiter: nil, limit: 1)
+        var taken = State.awaitingHead(waiter: nil)
         swap(&taken, &state)
         return taken
     }
@@ -124,8 +121,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     mutating func waitForHead(_ waiter: HeadWaiter) -> Result<HTTPResponseHead, any Error>? {
         let taken = takeState()
         switch taken {
-        case .awaitingHead(_, let limit):
-            state = .awaitingHead(waiter: waiter, limit: limit)
+        case .awaitingHead:
+            state = .awaitingHead(waiter: waiter)
             return nil
         case .streaming(let head, _):
             state = taken
@@ -137,10 +134,10 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     }
 
     enum Take {
-        /// A part, and the paused socket to resume because the held bytes fell below the limit.
-        case part(ByteBuffer, resume: EventLoopPromise<Void>?)
-        /// The last part of a response that ended well: the reader need not ask again for the end.
-        case lastPart(ByteBuffer)
+        /// A part, and the paused socket to resume because the held bytes fell below the limit;
+        /// `isLast` for the last part of a response that ended well, whose reader need not ask
+        /// again for the end.
+        case part(ByteBuffer, resume: EventLoopPromise<Void>?, isLast: Bool)
         case end
         case failure(any Error)
         /// Nothing yet: the waiter was kept (or, without one, the caller must come back with one).
@@ -150,14 +147,14 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// The next part for the reader; with `waiter`, kept when nothing is there yet.
     mutating func takePart(waiter: BodyWaiter? = nil) -> Take {
         switch takeState() {
-        case .awaitingHead(let headWaiter, let limit):
-            state = .awaitingHead(waiter: headWaiter, limit: limit)
+        case .awaitingHead(let headWaiter):
+            state = .awaitingHead(waiter: headWaiter)
             return .wait
         case .streaming(let head, var streaming):
             if let part = streaming.held.take() {
-                let resumed = streaming.resumable()
+                let resumed = streaming.resumable(under: limit)
                 state = .streaming(head, streaming)
-                return .part(part, resume: resumed)
+                return .part(part, resume: resumed, isLast: false)
             }
             if let waiter { streaming.bodyWaiter = waiter }
             state = .streaming(head, streaming)
@@ -168,27 +165,19 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
             switch (part, outcome) {
             case (nil, .success): return .end
             case (nil, .failure(let error)): return .failure(error)
-            case (let part?, .success) where held.isEmpty: return .lastPart(part)
-            case (let part?, _): return .part(part, resume: nil)
+            case (let part?, .success): return .part(part, resume: nil, isLast: held.isEmpty)
+            case (let part?, .failure): return .part(part, resume: nil, isLast: false)
             }
         }
     }
 
     /// Lets up to `limit` bytes wait from now on; the paused socket to resume, if it may read again.
     mutating func raiseLimit(to limit: Int) -> EventLoopPromise<Void>? {
-        switch state {
-        case .awaitingHead(let waiter, let current):
-            state = .awaitingHead(waiter: waiter, limit: max(current, limit))
-            return nil
-        case .streaming(let head, var streaming):
-            guard limit > streaming.held.limit else { return nil }
-            streaming.held.limit = limit
-            let resumed = streaming.resumable()
-            state = .streaming(head, streaming)
-            return resumed
-        case .ended:
-            return nil
-        }
+        self.limit = max(self.limit, limit)
+        guard case .streaming(let head, var streaming) = state else { return nil }
+        let resumed = streaming.resumable(under: self.limit)
+        state = .streaming(head, streaming)
+        return resumed
     }
 
     /// Hands the file to the event loop: the parts held now, for `writer` to write, or nil when the
@@ -228,7 +217,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         }
         if !keepsFile, !failed { streaming.held.prepend(unwritten) }
         streaming.file = keepsFile ? (writer: file.writer, isWriting: false) : nil
-        let resumed = streaming.resumable()
+        let resumed = streaming.resumable(under: limit)
         state = .streaming(head, streaming)
         return .done(handBack: keepsFile ? nil : file.writer, resume: resumed)
     }
@@ -238,8 +227,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// The head arrived; the reader waiting for it, to wake.
     mutating func receivedHead(_ head: HTTPResponseHead) -> HeadWaiter? {
         switch takeState() {
-        case .awaitingHead(let waiter, let limit):
-            state = .streaming(head, Streaming(held: Held(limit: limit)))
+        case .awaitingHead(let waiter):
+            state = .streaming(head, Streaming(held: Held()))
             return waiter
         case let other:
             state = other
@@ -250,14 +239,13 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     enum Arrival {
         /// Hand the part to the waiting reader.
         case deliver(BodyWaiter)
-        /// Held for the reader; read on.
-        case held
+        /// Read on: the part is held for the reader, or dropped when the response already ended
+        /// (a cancel raced it).
+        case readOn
         /// Held, and the limit reached: AsyncHTTPClient waits on this promise before it reads on.
         case pause(EventLoopPromise<Void>)
         /// Write it into the handed-over file (whose writer is now busy).
         case write(FileWriter)
-        /// The response already ended (a cancel raced the part): drop it.
-        case drop
     }
 
     /// A body part arrived; `makePromise` makes the promise a paused socket waits on.
@@ -274,13 +262,13 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
                 return .deliver(waiter)
             }
             streaming.held.append(Self.compacted(part))
-            guard streaming.held.bytes >= streaming.held.limit else { return .held }
+            guard streaming.held.bytes >= limit else { return .readOn }
             let promise = makePromise()
             streaming.pausedSocket = promise
             return .pause(promise)
         case let other:
             state = other
-            return .drop
+            return .readOn
         }
     }
 
@@ -305,14 +293,14 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         failure: (any Error)?, keepingHeldParts: Bool, headless: @autoclosure () -> any Error
     ) -> Ending? {
         switch takeState() {
-        case .awaitingHead(let waiter, _):
+        case .awaitingHead(let waiter):
             let error = failure ?? headless()
-            state = .ended(Held(limit: 1), .failure(error), writing: nil)
+            state = .ended(Held(), .failure(error), writing: nil)
             return Ending(error: error, headWaiter: waiter)
         case .streaming(let head, let streaming):
             let writing = streaming.file?.isWriting == true ? streaming.file?.writer : nil
             state = .ended(
-                keepingHeldParts ? streaming.held : Held(limit: 1), failure.map { .failure($0) } ?? .success(head),
+                keepingHeldParts ? streaming.held : Held(), failure.map { .failure($0) } ?? .success(head),
                 writing: writing)
             return Ending(
                 error: failure, bodyWaiter: streaming.bodyWaiter, pausedSocket: streaming.pausedSocket,

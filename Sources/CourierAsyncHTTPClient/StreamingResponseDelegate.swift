@@ -148,11 +148,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// What a take gives the reader: a part (nil at the end, wrapped), or nil to wait.
     private static func outcome(_ take: Machine.Take, ended: inout Bool) throws -> ByteBuffer?? {
         switch take {
-        case .part(let part, let resumed):
+        case .part(let part, let resumed, let isLast):
             resumed?.succeed(())
-            return .some(part)
-        case .lastPart(let part):
-            ended = true
+            ended = isLast
             return .some(part)
         case .end: return .some(nil)
         case .failure(let error): throw error
@@ -250,7 +248,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
             write(CircularBuffer(CollectionOfOne(buffer)), with: writer, task: task)
         case .deliver(let waiter):
             waiter.resume(returning: buffer)
-        case .held, .drop:
+        case .readOn:
             break
         case .pause(let promise):
             return promise.futureResult
@@ -334,13 +332,13 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
     /// Writes `parts`, and any that arrive meanwhile, into the handed-over file (the machine marked
     /// its writer busy); then keeps it, or hands it back with the parts not written held again.
     private func write(_ parts: CircularBuffer<ByteBuffer>, with writer: FileWriter, task: HTTPClient.Task<Void>) {
-        var parts = parts
         // One turn of the event loop writes for at most the file's stall limit (and one write):
         // the parts that waited for the hand-over can be many.
         let turnStarted = NIODeadline.now()
-        while true {
-            var keepsFile = true
-            var writeError: (any Error)?
+        var next = Machine.AfterWrite.write(parts)
+        var keepsFile = true
+        var writeError: (any Error)?
+        while case .write(var parts) = next {
             while keepsFile, let part = parts.popFirst() {
                 do {
                     keepsFile = try writer.file.write(part, turnStarted: turnStarted)
@@ -350,24 +348,19 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate, NIOScheduledC
                 }
             }
             let wroteUntil = NIODeadline.now()
-            let next = state.withLockedValue { state in
+            next = state.withLockedValue { state in
                 // The loop could not read while it wrote: the idle read timeout counts from now.
                 state.lastResponsePart = max(state.lastResponsePart, wroteUntil)
                 return state.machine.wroteParts(keepsFile: keepsFile, failed: writeError != nil, unwritten: parts)
             }
-            switch next {
-            case .write(let more):
-                parts = more
-                continue
-            case .done(let handedBack, let resumed):
-                if writeError != nil { cancel(task) }
-                // A socket paused for the read-ahead must hear of a failed write: AsyncHTTPClient,
-                // having read the end already, waits on this promise before it ends the exchange.
-                let written: Result<Void, any Error> = writeError.map { .failure($0) } ?? .success(())
-                resumed?.completeWith(written)
-                handedBack?.waiter.resume(with: written)
-            }
-            return
         }
+        // The machine asks for more writes only while the file is kept.
+        guard case .done(let handedBack, let resumed) = next else { return }
+        if writeError != nil { cancel(task) }
+        // A socket paused for the read-ahead must hear of a failed write: AsyncHTTPClient,
+        // having read the end already, waits on this promise before it ends the exchange.
+        let written: Result<Void, any Error> = writeError.map { .failure($0) } ?? .success(())
+        resumed?.completeWith(written)
+        handedBack?.waiter.resume(with: written)
     }
 }

@@ -44,22 +44,13 @@ extension UnansweredExchange {
 extension HTTP2ErrorCode {
     /// The code's name in RFC 9113 §7 (`REFUSED_STREAM`), or its number for one the RFC does not name.
     var rfcName: String {
-        switch self {
-        case .noError: return "NO_ERROR"
-        case .protocolError: return "PROTOCOL_ERROR"
-        case .internalError: return "INTERNAL_ERROR"
-        case .flowControlError: return "FLOW_CONTROL_ERROR"
-        case .settingsTimeout: return "SETTINGS_TIMEOUT"
-        case .streamClosed: return "STREAM_CLOSED"
-        case .frameSizeError: return "FRAME_SIZE_ERROR"
-        case .refusedStream: return "REFUSED_STREAM"
-        case .cancel: return "CANCEL"
-        case .compressionError: return "COMPRESSION_ERROR"
-        case .connectError: return "CONNECT_ERROR"
-        case .enhanceYourCalm: return "ENHANCE_YOUR_CALM"
-        case .inadequateSecurity: return "INADEQUATE_SECURITY"
-        case .http11Required: return "HTTP_1_1_REQUIRED"
-        default: return "error code \(networkCode)"
-        }
+        Self.rfcNames.indices.contains(networkCode) ? Self.rfcNames[networkCode] : "error code \(networkCode)"
     }
+
+    /// RFC 9113 §7's names, indexed by code (0x0-0xd).
+    private static let rfcNames = [
+        "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED",
+        "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+        "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+    ]
 }

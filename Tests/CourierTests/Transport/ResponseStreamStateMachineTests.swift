@@ -72,18 +72,17 @@ struct ResponseStreamStateMachineTests {
                 switch machine.receivedPart(ByteBuffer(repeating: 1, count: size), makePromise: { loop.makePromise() })
                 {
                 case .deliver(let name): return "deliver to \(name)"
-                case .held: return "held"
+                case .readOn: return "read on"
                 case .pause(let promise):
                     promise.succeed(())
                     return "pause"
                 case .write(let name): return "write with \(name)"
-                case .drop: return "drop"
                 }
             case .take, .takeWaiting:
                 let waiter: String? = if case .takeWaiting(let name) = event { name } else { nil }
                 switch machine.takePart(waiter: waiter) {
-                case .part(let part, let resumed): return "part \(part.readableBytes)\(resumes(resumed))"
-                case .lastPart(let part): return "last part \(part.readableBytes)"
+                case .part(let part, let resumed, let isLast):
+                    return "\(isLast ? "last " : "")part \(part.readableBytes)\(resumes(resumed))"
                 case .end: return "end"
                 case .failure(let error): return "failed \((error as? Failure)?.name ?? "\(error)")"
                 case .wait: return "wait"
@@ -142,14 +141,14 @@ struct ResponseStreamStateMachineTests {
         Script(
             "a head that came first is there for the reader; parts wait until it takes them",
             [
-                (.head, "wake nobody"), (.waitForHead("h"), "head"), (.part(3), "held"), (.part(3), "held"),
+                (.head, "wake nobody"), (.waitForHead("h"), "head"), (.part(3), "read on"), (.part(3), "read on"),
                 (.take, "part 3"), (.take, "part 3"), (.take, "wait"),
             ]),
         Script(
             "held bytes at the limit pause the socket; taking one below it resumes it",
             limit: 8,
             [
-                (.head, "wake nobody"), (.part(4), "held"), (.part(4), "pause"), (.take, "part 4 resume"),
+                (.head, "wake nobody"), (.part(4), "read on"), (.part(4), "pause"), (.take, "part 4 resume"),
                 (.take, "part 4"),
             ]),
         Script(
@@ -157,18 +156,19 @@ struct ResponseStreamStateMachineTests {
             limit: 4,
             [
                 (.head, "wake nobody"), (.part(4), "pause"), (.raise(2), "raised"), (.raise(16), "raised resume"),
-                (.part(4), "held"),
+                (.part(4), "read on"),
             ]),
         Script(
             "the end wakes a waiting reader; parts held before it are still read",
             [
-                (.head, "wake nobody"), (.part(2), "held"), (.finish, "over"), (.take, "last part 2"), (.take, "end"),
-                (.part(1), "drop"), (.finish, "already over"),
+                (.head, "wake nobody"), (.part(2), "read on"), (.finish, "over"), (.take, "last part 2"),
+                (.take, "end"),
+                (.part(1), "read on"), (.finish, "already over"), (.take, "end"),
             ]),
         Script(
             "after the end, only the last held part says it is the last",
             [
-                (.head, "wake nobody"), (.part(2), "held"), (.part(3), "held"), (.finish, "over"),
+                (.head, "wake nobody"), (.part(2), "read on"), (.part(3), "read on"), (.finish, "over"),
                 (.take, "part 2"), (.take, "last part 3"), (.take, "end"),
             ]),
         Script(
@@ -177,7 +177,7 @@ struct ResponseStreamStateMachineTests {
         Script(
             "a broken connection keeps held parts before its error when asked",
             [
-                (.head, "wake nobody"), (.part(2), "held"), (.fail(keepingHeldParts: true), "over"),
+                (.head, "wake nobody"), (.part(2), "read on"), (.fail(keepingHeldParts: true), "over"),
                 (.take, "part 2"), (.take, "failed reset"),
             ]),
         Script(
@@ -190,15 +190,15 @@ struct ResponseStreamStateMachineTests {
         Script(
             "a handed-over file gets the held parts, then each part that comes while no write runs",
             [
-                (.head, "wake nobody"), (.part(1), "held"), (.handOver("f"), "write 1"),
-                (.part(1), "held"), (.wrote(keepsFile: true, failed: false, unwritten: 0), "write 1 more"),
+                (.head, "wake nobody"), (.part(1), "read on"), (.handOver("f"), "write 1"),
+                (.part(1), "read on"), (.wrote(keepsFile: true, failed: false, unwritten: 0), "write 1 more"),
                 (.wrote(keepsFile: true, failed: false, unwritten: 0), "keep"), (.part(1), "write with f"),
                 (.wrote(keepsFile: true, failed: false, unwritten: 0), "keep"),
             ]),
         Script(
             "a stalled write hands the file back with its unwritten parts in front, for the reader",
             [
-                (.head, "wake nobody"), (.handOver("f"), "write 0"), (.part(5), "held"),
+                (.head, "wake nobody"), (.handOver("f"), "write 0"), (.part(5), "read on"),
                 (.wrote(keepsFile: false, failed: false, unwritten: 2), "hand back to f"), (.take, "part 1"),
                 (.take, "part 1"), (.take, "part 5"),
             ]),
@@ -224,7 +224,7 @@ struct ResponseStreamStateMachineTests {
         Script(
             "a file handed over after the end stays with the reader",
             [
-                (.head, "wake nobody"), (.part(1), "held"), (.finish, "over"), (.handOver("f"), "ended"),
+                (.head, "wake nobody"), (.part(1), "read on"), (.finish, "over"), (.handOver("f"), "ended"),
                 (.take, "last part 1"),
             ]),
     ]

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Courier
 import Foundation
+import NIOHTTP2
 import Testing
 
 @testable import CourierAsyncHTTPClient
@@ -69,5 +70,16 @@ extension TransportErrorMappingTests {
         }
         #expect(AsyncHTTPClientTransport.fieldName("Bad Name") == nil)
         #expect(AsyncHTTPClientTransport.fieldName("") == nil)
+    }
+}
+
+/// HTTP/2 error codes read as RFC 9113 §7 names them, and by number past the RFC's table.
+@Suite struct HTTP2ErrorCodeNameTests {
+    @Test func codesHaveTheirRFCNames() {
+        #expect(HTTP2ErrorCode.noError.rfcName == "NO_ERROR")
+        #expect(HTTP2ErrorCode.refusedStream.rfcName == "REFUSED_STREAM")
+        #expect(HTTP2ErrorCode.enhanceYourCalm.rfcName == "ENHANCE_YOUR_CALM")
+        #expect(HTTP2ErrorCode.http11Required.rfcName == "HTTP_1_1_REQUIRED")
+        #expect(HTTP2ErrorCode(networkCode: 0xe).rfcName == "error code 14")
     }
 }
