@@ -127,14 +127,7 @@ struct ResumableUploader {
         let outcome = try await exchange(
             creationMethod, endpoint, headers: headers, body: body, contentType: uploadProtocol.appendContentType,
             at: 0)
-        let answer: DataResponse<Data>
-        switch outcome {
-        case .failed(let error):
-            guard isTransient(error) else { throw error }
-            try await recover(from: error)
-            return .create
-        case .answered(let response): answer = response
-        }
+        guard let answer = try await answered(outcome) else { return .create }
         let status = answer.response.statusCode
         guard (200..<300).contains(status) else {
             if policy.retryableHTTPStatusCodes.contains(status) {
@@ -176,14 +169,7 @@ struct ResumableUploader {
         let outcome = try await exchange(
             .patch, url, headers: headers, body: try source.slice(from: offset, count: count),
             contentType: uploadProtocol.appendContentType, at: offset)
-        let answer: DataResponse<Data>
-        switch outcome {
-        case .failed(let error):
-            guard isTransient(error) else { throw error }
-            try await recover(from: error)
-            return .synchronize(url: url, stored: false)
-        case .answered(let response): answer = response
-        }
+        guard let answer = try await answered(outcome) else { return .synchronize(url: url, stored: false) }
         let status = answer.response.statusCode
         switch status {
         case 200..<300:
@@ -219,14 +205,7 @@ struct ResumableUploader {
     private mutating func synchronize(_ url: URL, stored: Bool) async throws -> Phase {
         let outcome = try await exchange(
             .head, url, headers: uploadProtocol.commonHeaders, body: nil, contentType: nil, at: confirmed)
-        let answer: DataResponse<Data>
-        switch outcome {
-        case .failed(let error):
-            guard isTransient(error) else { throw error }
-            try await recover(from: error)
-            return .synchronize(url: url, stored: stored)
-        case .answered(let response): answer = response
-        }
+        guard let answer = try await answered(outcome) else { return .synchronize(url: url, stored: stored) }
         let status = answer.response.statusCode
         switch status {
         case 200..<300:
@@ -307,6 +286,19 @@ struct ResumableUploader {
         } catch let error as CourierError {
             if Self.isCancellation(error) { throw error }
             return .failed(error)
+        }
+    }
+
+    /// The answer an exchange got, or nil once a failure below HTTP has been waited out (the caller
+    /// then tries its step again). Throws the failure when it is not transient or the retries are
+    /// spent, or the cancellation that cut the wait short.
+    private mutating func answered(_ outcome: Outcome) async throws -> DataResponse<Data>? {
+        switch outcome {
+        case .answered(let response): return response
+        case .failed(let error):
+            guard isTransient(error) else { throw error }
+            try await recover(from: error)
+            return nil
         }
     }
 
