@@ -172,8 +172,11 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     }
 
     /// Lets up to `limit` bytes wait from now on; the paused socket to resume, if it may read again.
+    /// A limit at or below the current one changes nothing (a file's hand-over keeps the socket
+    /// paused until its writes are done, whatever is held).
     mutating func raiseLimit(to limit: Int) -> EventLoopPromise<Void>? {
-        self.limit = max(self.limit, limit)
+        guard limit > self.limit else { return nil }
+        self.limit = limit
         guard case .streaming(let head, var streaming) = state else { return nil }
         let resumed = streaming.resumable(under: self.limit)
         state = .streaming(head, streaming)

@@ -74,6 +74,8 @@ extension HTTP2StreamGuard {
                 break
             }
             if case .head(let head) = part, head.status.code < 100 {
+                // Finished, as after a 3xx-5xx end: the handler fails its request on the refusal,
+                // and a failed request of AsyncHTTPClient's ignores what the stream does next.
                 state = .finished
                 return .refuse(head.status.code)
             }
