@@ -106,10 +106,10 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
     /// True once the response ended, well or badly. Mutating only to look without a copy (see
     /// ``takeState()``).
     mutating func isComplete() -> Bool {
-        var taken = takeState()
-        defer { swap(&taken, &state) }
-        if case .ended = taken { return true }
-        return false
+        switch state {
+        case .ended: true
+        case .awaitingHead, .streaming: false
+        }
     }
 
     /// True while the socket is paused for a reader that fell behind.
