@@ -66,8 +66,8 @@ public struct ResponseHead: Sendable, Hashable {
     }
 
     static func contentLength(_ text: String) -> Int64? {
-        // Over the bytes in place: walking `utf8` with an iterator costs a short value about 70
-        // instructions a byte.
+        // Over the bytes in place: through `utf8`'s iterator a three-digit length cost about 225
+        // instructions, here about 100.
         var text = text
         return text.withUTF8(contentLength(bytes:))
     }
