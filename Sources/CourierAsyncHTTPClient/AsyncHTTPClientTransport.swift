@@ -153,7 +153,7 @@ public final class AsyncHTTPClientTransport: Transport {
             // `StreamingResponseDelegate.didSendRequestHead`).
             task.futureResult.whenFailure { delegate.fail($0) }
         }
-        let exchange = DelegatedExchange(task: task, delegate: delegate)
+        let exchange = DelegatedExchange(task: task, delegate: delegate, url: url)
         let responseHead: HTTPResponseHead
         do {
             responseHead = try await delegate.head(task: task)
@@ -171,7 +171,7 @@ public final class AsyncHTTPClientTransport: Transport {
             httpVersion: HTTPProtocolVersion(major: version.major, minor: version.minor))
         let chunks = BodyChunks(
             makeIterator: {
-                let reader = BodyReader(exchange: exchange, url: url)
+                let reader = BodyReader(exchange: exchange)
                 return BodyChunks.AsyncIterator { try await reader.next() }
             },
             // ``Configuration/writesDownloadsOnEventLoop``: only for a body read as it arrives.
@@ -374,10 +374,14 @@ public final class AsyncHTTPClientTransport: Transport {
 private final class DelegatedExchange: ResponseBodyFileWriter {
     let task: HTTPClient.Task<Void>
     let delegate: StreamingResponseDelegate
+    /// The request's URL, for the body's errors; kept here so that the body's iterator closure
+    /// captures the exchange alone (one reference needs no context allocated).
+    let url: URL
 
-    init(task: HTTPClient.Task<Void>, delegate: StreamingResponseDelegate) {
+    init(task: HTTPClient.Task<Void>, delegate: StreamingResponseDelegate, url: URL) {
         self.task = task
         self.delegate = delegate
+        self.url = url
     }
 
     deinit {
@@ -393,12 +397,10 @@ private final class DelegatedExchange: ResponseBodyFileWriter {
 /// part (no second turn of the delegate's lock); the iterator closure's one capture, its context.
 private final class BodyReader {
     let exchange: DelegatedExchange
-    let url: URL
     private var ended = false
 
-    init(exchange: DelegatedExchange, url: URL) {
+    init(exchange: DelegatedExchange) {
         self.exchange = exchange
-        self.url = url
     }
 
     /// The next chunk, or nil at the end.
@@ -411,7 +413,7 @@ private final class BodyReader {
             ended = endsHere
             return part
         } catch {
-            throw AsyncHTTPClientTransport.courierError(from: error, url: url)
+            throw AsyncHTTPClientTransport.courierError(from: error, url: exchange.url)
         }
     }
 }

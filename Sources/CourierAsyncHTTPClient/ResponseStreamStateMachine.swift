@@ -100,13 +100,14 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter, FileWriter> {
         return taken
     }
 
-    /// True once the response ended, well or badly. Mutating only to look without a copy (see
-    /// ``takeState()``).
+    /// True once the response ended, well or badly. A case matched without bindings is read
+    /// where the state is stored, with no copy; moving the state out (``takeState()``) would
+    /// leave a placeholder to destroy through the generic enum's value witness.
     mutating func isComplete() -> Bool {
-        var taken = takeState()
-        defer { swap(&taken, &state) }
-        if case .ended = taken { return true }
-        return false
+        switch state {
+        case .ended: true
+        case .awaitingHead, .streaming: false
+        }
     }
 
     /// True while the socket is paused for a reader that fell behind.

@@ -8,11 +8,16 @@ import Tracing
 /// `NoOpTracer`, swift-metrics' `NOOPMetricsHandler`, a logger above `debug`. A task then
 /// skips that instrument entirely, so a process that bootstrapped none of them pays no span,
 /// metric or log allocation per request.
-struct SessionInstruments: Sendable {
+///
+/// A class: each task's observer keeps the manager's instruments, and a reference is one retain
+/// where a copy of the value would retain each of its references and copy the redaction's set.
+final class SessionInstruments: Sendable {
     let tracer: (any Tracer)?
     let metricsFactory: (any MetricsFactory)?
     let logger: Logger?
     let redaction: HeaderRedaction
+    /// True when any instrument records; asked once per task.
+    let isActive: Bool
 
     init(tracer: (any Tracer)?, metricsFactory: (any MetricsFactory)?, logger: Logger?, redaction: HeaderRedaction) {
         let tracer = tracer ?? InstrumentationSystem.tracer
@@ -21,8 +26,6 @@ struct SessionInstruments: Sendable {
         self.metricsFactory = factory is NOOPMetricsHandler ? nil : factory
         self.logger = logger.flatMap { $0.logLevel <= .debug ? $0 : nil }
         self.redaction = redaction
+        isActive = self.tracer != nil || self.metricsFactory != nil || self.logger != nil
     }
-
-    /// True when any instrument records.
-    var isActive: Bool { tracer != nil || metricsFactory != nil || logger != nil }
 }

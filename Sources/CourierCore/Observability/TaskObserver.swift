@@ -59,7 +59,7 @@ struct TaskObserver {
     /// Starts an attempt for `request` (adding trace-context headers to it when tracing) and
     /// returns the recorder to hand the transport.
     mutating func beginAttempt(_ request: inout Request) -> ExchangeRecorder {
-        if attemptOpen { endAttempt(errorCode: nil) }
+        if attemptOpen { endAttempt(errorCode: nil, record: recorder?.record) }
         let recorder = ExchangeRecorder()
         self.recorder = recorder
         attemptOpen = true
@@ -82,27 +82,31 @@ struct TaskObserver {
     /// The attempt's body was read to its end (`decodedBytes` of it), or dropped unread (nil).
     mutating func attemptBodyEnded(decodedBytes: Int64?, head: ResponseHead?) {
         guard attemptOpen else { return }
+        let record = recorder?.record
         if let decodedBytes {
+            // The transport's count of the bytes on the wire, merged below, stands where it kept
+            // one; only without it is the head's declared length worked out (a pass over its fields).
+            let declared = record?.wireBodyBytesReceived == nil ? head?.declaredBody : nil
             attempts.modifyLast { attempt in
                 attempt.bodyComplete = .now
                 attempt.decodedBytesReceived = decodedBytes
-                if let declared = head?.declaredBody {
+                if let declared {
                     attempt.bytesReceived = declared.isCoded ? declared.length : decodedBytes
                 }
             }
         }
-        endAttempt(errorCode: nil)
+        endAttempt(errorCode: nil, record: record)
     }
 
     /// The attempt failed with `error` (before its head, or while its body was read).
     mutating func attemptFailed(_ error: CourierError) {
         guard attemptOpen else { return }
-        endAttempt(errorCode: error.code)
+        endAttempt(errorCode: error.code, record: recorder?.record)
     }
 
     /// The metrics so far, ending now; any open attempt is closed first.
     mutating func metrics() -> TaskMetrics {
-        if attemptOpen { endAttempt(errorCode: nil) }
+        if attemptOpen { endAttempt(errorCode: nil, record: recorder?.record) }
         return TaskMetrics(started: taskStart, ended: .now, attemptList: attempts)
     }
 
@@ -110,18 +114,18 @@ struct TaskObserver {
     mutating func finish(_ result: Result<SessionResponse, CourierError>) {
         if attemptOpen {
             if case .failure(let error) = result {
-                endAttempt(errorCode: error.code)
+                endAttempt(errorCode: error.code, record: recorder?.record)
             } else {
-                endAttempt(errorCode: nil)
+                endAttempt(errorCode: nil, record: recorder?.record)
             }
         }
         if reportsTelemetry { finishTelemetry(result) }
     }
 
-    /// Merges what the transport reported into the attempt, then reports the attempt.
-    private mutating func endAttempt(errorCode: CourierError.Code?) {
+    /// Merges what the transport reported (`record`, read once by the caller) into the attempt,
+    /// then reports the attempt.
+    private mutating func endAttempt(errorCode: CourierError.Code?, record: ExchangeRecord?) {
         attemptOpen = false
-        let record = recorder?.record
         let bodyLength = bodyLength
         attempts.modifyLast { attempt in
             if let record { Self.merge(record, into: &attempt, bodyLength: bodyLength) }

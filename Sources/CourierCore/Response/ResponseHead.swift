@@ -55,10 +55,10 @@ public struct ResponseHead: Sendable, Hashable {
         var lengthFields = 0
         var isCoded = false
         for field in headerFields {
-            if field.name == .contentLength {
+            if field.name.matches(.contentLength) {
                 lengthFields += 1
                 text = field.value
-            } else if !isCoded, field.name == .contentEncoding {
+            } else if !isCoded, field.name.matches(.contentEncoding) {
                 isCoded = !field.value.utf8.elementsEqual("identity".utf8, by: { $0 | 0x20 == $1 })
             }
         }
@@ -66,10 +66,17 @@ public struct ResponseHead: Sendable, Hashable {
     }
 
     static func contentLength(_ text: String) -> Int64? {
+        // Over the bytes in place: through `utf8`'s iterator a three-digit length cost about 225
+        // instructions, here about 100.
+        var text = text
+        return text.withUTF8(contentLength(bytes:))
+    }
+
+    private static func contentLength(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         var value: Int64 = 0
         var sawDigit = false
         var sawBlankAfterDigits = false
-        for byte in text.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: " "), UInt8(ascii: "\t"):
                 if sawDigit { sawBlankAfterDigits = true }
@@ -93,5 +100,13 @@ public struct ResponseHead: Sendable, Hashable {
         let type = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? contentType
         let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
         return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+extension HTTPField.Name {
+    /// `self == name`, the lengths compared first: a scan of a response's fields for one name
+    /// meets mostly names of other lengths, and each string compare costs about 45 instructions.
+    func matches(_ name: HTTPField.Name) -> Bool {
+        canonicalName.utf8.count == name.canonicalName.utf8.count && self == name
     }
 }

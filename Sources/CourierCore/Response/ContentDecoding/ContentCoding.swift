@@ -13,7 +13,7 @@ enum ContentCoding: Sendable, Equatable {
     init?(_ fields: HTTPFields) {
         var found: ContentCoding?
         var count = 0
-        for field in fields where field.name == .contentEncoding {
+        for field in fields where field.name.matches(.contentEncoding) {
             for token in field.value.split(separator: ",") {
                 switch token.trimmingCharacters(in: .whitespaces).lowercased() {
                 case "", "identity": continue
