@@ -47,6 +47,7 @@ enum Registry {
         "small-gets": [
             "courier": { try await CourierSession.smallGets(options: $0) },
             "ahc": { try await RawAsyncHTTPClient.smallGets(options: $0) },
+            "ahc-delegate": { try await RawAsyncHTTPClient.smallGetsDelegate(options: $0) },
             "transport": { try await CourierSession.smallGets(options: $0, throughSession: false) },
             "courier-urlsession": { try await URLSessionRows.smallGets(options: $0) },
         ],

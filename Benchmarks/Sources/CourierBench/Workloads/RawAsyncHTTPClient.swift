@@ -29,6 +29,37 @@ enum RawAsyncHTTPClient {
             throw error
         }
     }
+
+    /// The same GETs on AsyncHTTPClient's delegate API, the one Courier's transport uses: with
+    /// ``smallGets(options:)`` it splits Courier's gap to the async API into what the two APIs
+    /// differ by and what Courier itself adds.
+    static func smallGetsDelegate(options: Options) async throws -> Measurement {
+        let baseURL = try options.string("url")
+        let requestCount = try options.int("requests", default: 10_000)
+        let concurrency = try options.int("concurrency", default: 16)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let url = baseURL + "/get"
+            @Sendable func getOnce() async throws -> Int {
+                var request = try HTTPClient.Request(url: url)
+                request.headers.add(name: "Accept-Encoding", value: SmallRequests.acceptEncoding)
+                let task = client.execute(
+                    request: request, delegate: CollectingDelegate(), eventLoop: .indifferent, deadline: nil)
+                let answer = try await task.futureResult.get()
+                return answer.status == .ok ? answer.body.count : -1
+            }
+            var measurement = try await SmallRequests.measure(count: requestCount, concurrency: concurrency, getOnce)
+            measurement.detail += ", delegate API"
+            try await client.shutdown()
+            return measurement
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
 }
 
 /// Runs `count` requests with `concurrency` workers, each taking the next request number until
