@@ -10,7 +10,7 @@
 # Cost (2 cores, fresh clone, 2026-11-26): a cold TSan build compiles every dependency again,
 # 601 s wall; an incremental one takes 1-3 min. The ASan build recompiles Courier's targets only
 # (117 s on a machine where a cold ASan build of everything took 262 s). The default
-# suites (335 tests) run in 161 s under TSan and ~40-90 s under ASan.
+# suites (393 tests, 2026-11-28) run in 213 s under TSan and 86 s under ASan, warm.
 #
 # Environment:
 #   SANITIZER_FILTER          regex of suites to run (default: the concurrency/fault/load suites)
