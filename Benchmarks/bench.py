@@ -813,21 +813,17 @@ def workloads(ctx: Context):
     # delegate API, the raw peer on its async API; these two rows measure each part of the gap
     # (small-gets ~ small-gets-delegate x small-gets-apis): what Courier adds on the same API, and
     # what the delegate API costs against the async one with nothing on top.
+    def small_gets(side):
+        return lambda: swift_run([b, "small-gets", side, "--url", get_base(), "--requests", scaled(10000),
+                                  "--concurrency", "16"], per_second("ops"))
+
     rows.append(Workload(
         "small-gets-delegate", "Diagnostic: the same GETs, peer on AsyncHTTPClient's delegate API (the one Courier's transport uses)",
-        "raw AsyncHTTPClient delegate API", "ops/s",
-        lambda: swift_run([b, "small-gets", "courier", "--url", get_base(), "--requests", scaled(10000),
-                           "--concurrency", "16"], per_second("ops")),
-        lambda: swift_run([b, "small-gets", "ahc-delegate", "--url", get_base(), "--requests", scaled(10000),
-                           "--concurrency", "16"], per_second("ops")),
+        "raw AsyncHTTPClient delegate API", "ops/s", small_gets("courier"), small_gets("ahc-delegate"),
         "— (Courier's own share of the small-gets gap)", reported(), missing=missing("small-gets")))
     rows.append(Workload(
         "small-gets-apis", "Diagnostic: raw AsyncHTTPClient's delegate API against its async API, nothing on top",
-        "raw AsyncHTTPClient async API", "ops/s",
-        lambda: swift_run([b, "small-gets", "ahc-delegate", "--url", get_base(), "--requests", scaled(10000),
-                           "--concurrency", "16"], per_second("ops")),
-        lambda: swift_run([b, "small-gets", "ahc", "--url", get_base(), "--requests", scaled(10000),
-                           "--concurrency", "16"], per_second("ops")),
+        "raw AsyncHTTPClient async API", "ops/s", small_gets("ahc-delegate"), small_gets("ahc"),
         "— (the two APIs' share of the small-gets gap)", reported(), missing=missing("small-gets")))
 
     # Issue 19: what the second transport costs. The same session over URLSessionTransport

@@ -5,28 +5,12 @@ import NIOCore
 /// The peer of the small-requests row: AsyncHTTPClient used directly, with nothing on top.
 enum RawAsyncHTTPClient {
     static func smallGets(options: Options) async throws -> Measurement {
-        let baseURL = try options.string("url")
-        let requestCount = try options.int("requests", default: 10_000)
-        let concurrency = try options.int("concurrency", default: 16)
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            let url = baseURL + "/get"
-            @Sendable func getOnce() async throws -> Int {
-                var request = HTTPClientRequest(url: url)
-                request.headers.add(name: "Accept-Encoding", value: SmallRequests.acceptEncoding)
-                let response = try await client.execute(request, timeout: .seconds(30))
-                let body = try await response.body.collect(upTo: 1 << 20)
-                return response.status == .ok ? body.readableBytes : -1
-            }
-            let measurement = try await SmallRequests.measure(count: requestCount, concurrency: concurrency, getOnce)
-            try await client.shutdown()
-            return measurement
-        } catch {
-            try? await client.shutdown()
-            throw error
+        try await measuringGets(options: options) { client, url in
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "Accept-Encoding", value: SmallRequests.acceptEncoding)
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return response.status == .ok ? body.readableBytes : -1
         }
     }
 
@@ -34,7 +18,24 @@ enum RawAsyncHTTPClient {
     /// ``smallGets(options:)`` it splits Courier's gap to the async API into what the two APIs
     /// differ by and what Courier itself adds.
     static func smallGetsDelegate(options: Options) async throws -> Measurement {
-        let baseURL = try options.string("url")
+        var measurement = try await measuringGets(options: options) { client, url in
+            var request = try HTTPClient.Request(url: url)
+            request.headers.add(name: "Accept-Encoding", value: SmallRequests.acceptEncoding)
+            let task = client.execute(
+                request: request, delegate: CollectingDelegate(), eventLoop: .indifferent, deadline: nil)
+            let answer = try await task.futureResult.get()
+            return answer.status == .ok ? answer.body.count : -1
+        }
+        measurement.detail += ", delegate API"
+        return measurement
+    }
+
+    /// Times `getOnce` against the test server's `/get` on a client whose pool holds one
+    /// connection per worker, and shuts the client down whatever happens.
+    private static func measuringGets(
+        options: Options, _ getOnce: @escaping @Sendable (HTTPClient, String) async throws -> Int
+    ) async throws -> Measurement {
+        let url = try options.string("url") + "/get"
         let requestCount = try options.int("requests", default: 10_000)
         let concurrency = try options.int("concurrency", default: 16)
         var configuration = HTTPClient.Configuration()
@@ -42,17 +43,9 @@ enum RawAsyncHTTPClient {
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            let url = baseURL + "/get"
-            @Sendable func getOnce() async throws -> Int {
-                var request = try HTTPClient.Request(url: url)
-                request.headers.add(name: "Accept-Encoding", value: SmallRequests.acceptEncoding)
-                let task = client.execute(
-                    request: request, delegate: CollectingDelegate(), eventLoop: .indifferent, deadline: nil)
-                let answer = try await task.futureResult.get()
-                return answer.status == .ok ? answer.body.count : -1
+            let measurement = try await SmallRequests.measure(count: requestCount, concurrency: concurrency) {
+                try await getOnce(client, url)
             }
-            var measurement = try await SmallRequests.measure(count: requestCount, concurrency: concurrency, getOnce)
-            measurement.detail += ", delegate API"
             try await client.shutdown()
             return measurement
         } catch {
