@@ -63,6 +63,18 @@ final class ReceiveLowWaterMark: ChannelInboundHandler, RemovableChannelHandler 
     private var remaining: Int?
     private var readSinceCheck = false
     private var stallTimer: Scheduled<Void>?
+    /// Sets a mark on the channel's socket; false when the socket refuses it. A parameter so that
+    /// a test can stand in a socket that refuses, which no real one can be made to do on demand.
+    private let setMark: (any Channel, Int) -> Bool
+
+    /// A handler that sets the mark on its channel's socket (`setMark` stands in for that in tests).
+    init(
+        setMark: @escaping (any Channel, Int) -> Bool = { channel, mark in
+            (try? channel.syncOptions?.setOption(ReceiveLowWaterMark.option, value: mark)) != nil
+        }
+    ) {
+        self.setMark = setMark
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -97,9 +109,7 @@ final class ReceiveLowWaterMark: ChannelInboundHandler, RemovableChannelHandler 
 
     /// Sets `newMark` on the socket when it differs, then watches a raised mark for stalls.
     private func apply(_ newMark: Int?, context: ChannelHandlerContext) {
-        if let newMark, newMark != mark,
-            (try? context.channel.syncOptions?.setOption(Self.option, value: newMark)) != nil
-        {
+        if let newMark, newMark != mark, setMark(context.channel, newMark) {
             mark = newMark
         }
         guard mark > 1, stallTimer == nil else { return }
@@ -112,10 +122,10 @@ final class ReceiveLowWaterMark: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     #if os(Linux)
-        private static let option = ChannelOptions.Types.SocketOption(
+        static let option = ChannelOptions.Types.SocketOption(
             level: .socket, name: NIOBSDSocket.Option(rawValue: SO_RCVLOWAT))
     #else
-        private static let option = ChannelOptions.Types.SocketOption(
+        static let option = ChannelOptions.Types.SocketOption(
             level: .socket, name: NIOBSDSocket.Option(rawValue: 0))
     #endif
 

@@ -73,6 +73,25 @@ struct ReceiveLowWaterMarkTests {
         try socket.finish()
     }
 
+    @Test(
+        "a mark the socket refuses is not taken: a refused raise leaves 1, a refused drop stays watched and is tried again"
+    )
+    func refusedMarks() throws {
+        let refusals = Refusals()
+        let socket = try MarkedChannel(refusals: refusals)
+        try socket.head(declaredLength: 100 << 20)
+        refusals.values = [Self.raised]
+        #expect(try socket.body(Self.fast) == 1)
+        #expect(try socket.stallCheck() == 1)
+        refusals.values = [1]
+        #expect(try socket.body(Self.fast) == Self.raised)
+        #expect(try socket.stallCheck() == Self.raised)  // a part arrived: kept
+        #expect(try socket.stallCheck() == Self.raised)  // stalled, but the drop is refused
+        refusals.values = []
+        #expect(try socket.stallCheck() == 1)  // still watched: the next check drops it
+        try socket.finish()
+    }
+
     @Test("the declared length: one Content-Length and no transfer coding")
     func declaredLength() {
         func head(_ fields: [(String, String)]) -> HTTPResponseHead {
@@ -267,11 +286,17 @@ private final class MarkRecorder: ChannelInboundHandler, @unchecked Sendable {
 /// mark the channel was last given (it starts at 1), after checking the handler holds the same.
 private struct MarkedChannel {
     let channel = EmbeddedChannel()
-    let handler = ReceiveLowWaterMark()
+    let handler: ReceiveLowWaterMark
     // An EmbeddedChannel keeps one value per option type: this reads the last socket option set.
     let option = ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: 0))
 
-    init() throws {
+    /// A channel whose socket refuses the marks in `refusals` (none when nil).
+    init(refusals: Refusals? = nil) throws {
+        let option = option
+        handler = ReceiveLowWaterMark { channel, mark in
+            guard refusals?.values.contains(mark) != true else { return false }
+            return (try? channel.syncOptions?.setOption(option, value: mark)) != nil
+        }
         try channel.syncOptions?.setOption(option, value: 1)
         try channel.pipeline.syncOperations.addHandler(handler)
     }
@@ -304,4 +329,9 @@ private struct MarkedChannel {
         #expect(handler.mark == mark)
         return mark
     }
+}
+
+/// The marks a ``MarkedChannel``'s socket refuses, changed as a test goes on.
+private final class Refusals {
+    var values: Set<Int> = []
 }
