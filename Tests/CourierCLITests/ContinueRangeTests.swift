@@ -66,6 +66,8 @@ import Testing
         try await withPartialFile { url, file in
             let complete = try await resume(file, "\(url)?status=416&length=5")
             #expect(complete.stderr.contains("\"\(file.path)\" is already complete"), "\(complete.stderr)")
+            #expect(complete.status == 0, "\(complete.stderr)")
+            #expect(!complete.stderr.contains("warning"), "\(complete.stderr)")
             for (query, said) in [
                 ("status=416&length=99", "says the file has 99 bytes"), ("status=416", "without the file's length"),
             ] {

@@ -256,6 +256,9 @@ struct Exchange: Sendable {
         } else if head.statusCode == 416, (downloadTarget.resumeOffset ?? 0) > 0 {
             try downloadTarget.checkUnsatisfiedRange(head)
             StandardStreams.writeError("\"\(downloadTarget.displayName)\" is already complete\n")
+            // The file is whole, which is what the command asked for: a success, as curl's `-C -`
+            // takes it, not the 4xx status a script would read as a failure.
+            return .success
         } else if output.responseBody {
             // A non-2xx answer is not the file: its body goes to stdout, not to the destination.
             try await printer.writeResponseBody(
